@@ -1,0 +1,31 @@
+/** The namespaces the core keeps data in. */
+export type Namespace = 'history' | 'grants' | 'approvals' | 'dedupe' | 'audit' | 'usage' | 'chats' | 'leases';
+
+/**
+ * The small state interface every part of the core uses (built on Keyv, plus the atomic operations Keyv
+ * lacks). Values are JSON-serialisable. Store errors are thrown as errors, never read as "not found".
+ */
+export interface Store {
+  readonly kind: 'sqlite' | 'redis' | 'memory';
+  get<T>(namespace: Namespace, key: string): Promise<T | undefined>;
+  set(namespace: Namespace, key: string, value: unknown, ttlMs?: number): Promise<void>;
+  delete(namespace: Namespace, key: string): Promise<void>;
+  /** Set `key` only if absent (or expired). Of concurrent callers, across instances, exactly one gets true. */
+  claim(namespace: Namespace, key: string, value: unknown, ttlMs: number): Promise<boolean>;
+  /**
+   * Replace a record whose `status` field equals `expectedStatus` with `next`, atomically.
+   * Returns false, changing nothing, when the record is missing or its status differs.
+   */
+  compareAndSet(
+    namespace: Namespace,
+    key: string,
+    expectedStatus: string,
+    next: { status: string },
+    ttlMs?: number,
+  ): Promise<boolean>;
+  /** Live records of a namespace whose key starts with `prefix`, sorted by key (operator commands). */
+  list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>>;
+  /** True when the backing store answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

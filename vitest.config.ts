@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    // No test may leave a promise rejection unhandled: vitest fails the run on one.
+    dangerouslyIgnoreUnhandledErrors: false,
+  },
+});
