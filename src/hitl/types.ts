@@ -1,0 +1,84 @@
+// Approvals: a question with fixed options put to people in a world before skill code runs.
+
+export const APPROVAL_OPTIONS = ['yes_once', 'yes_in_session', 'no'] as const;
+export type ApprovalOption = (typeof APPROVAL_OPTIONS)[number];
+
+/** How a request ended. `expired`: it was pending when its process went away (restart) or its record aged out. */
+export type ApprovalOutcome = ApprovalOption | 'timeout' | 'expired';
+
+export type ApprovalStatus = 'pending' | 'resolved';
+
+/** One unit of code the question covers (a script with its args, a preflight command, a hook). */
+export interface ApprovalItem {
+  kind: 'script' | 'preflight' | 'hook';
+  path: string;
+  args: string[];
+}
+
+export interface ApprovalRequestInput {
+  worldId: string;
+  chatId: string;
+  /** Platform user id of the person whose message started the turn. */
+  requesterId: string;
+  title: string;
+  /** Plain text: what will run (skill, each item with args, short content hash). */
+  body: string;
+  options?: readonly ApprovalOption[];
+  defaultOption?: ApprovalOption;
+  timeoutMs: number;
+  /** For grants and audit. */
+  skillId: string;
+  skillHash: string;
+  items: ApprovalItem[];
+  turnId?: string;
+}
+
+/** The record kept in the store ('approvals' namespace) and shown to adapters. */
+export interface ApprovalRecord {
+  id: string;
+  status: ApprovalStatus;
+  worldId: string;
+  chatId: string;
+  requesterId: string;
+  title: string;
+  body: string;
+  options: ApprovalOption[];
+  defaultOption: ApprovalOption;
+  skillId: string;
+  skillHash: string;
+  items: ApprovalItem[];
+  createdAt: number;
+  expiresAt: number;
+  /** Set by the adapter that rendered it (e.g. Slack channel+ts, Discord message id), so any instance can update it. */
+  platformRef?: string;
+  outcome?: ApprovalOutcome;
+  decidedBy?: string;
+  decidedAt?: number;
+  turnId?: string;
+}
+
+/** What a click (or typed answer) produced; adapters turn it into a platform reply. */
+export type ResponseResult =
+  | { kind: 'accepted'; record: ApprovalRecord }
+  | { kind: 'not_found' }
+  | { kind: 'wrong_world'; record: ApprovalRecord }
+  | { kind: 'not_allowed'; record: ApprovalRecord }
+  | { kind: 'already_resolved'; record: ApprovalRecord }
+  | { kind: 'invalid_option' };
+
+export interface ApprovalResponseInput {
+  worldId: string;
+  approvalId: string;
+  option: string;
+  userId: string;
+}
+
+/** An adapter that can put a question to people in its worlds. */
+export interface ApprovalPresenter {
+  /** Render the question; may return a platform reference stored on the record. */
+  present(record: ApprovalRecord): Promise<string | undefined>;
+  /** Update the rendered question once resolved (buttons gone, outcome and who decided shown). */
+  resolved(record: ApprovalRecord): Promise<void>;
+  /** Tell one user something privately (a stranger's click). */
+  tellPrivately(record: ApprovalRecord, userId: string, text: string): Promise<void>;
+}
