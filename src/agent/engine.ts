@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { type Config, worldAllowsSkill, worldSettings } from '../config.ts';
+import type { History } from '../chats/history.ts';
+import type { TurnQueue } from '../chats/turnQueue.ts';
+import type { Logger } from '../log.ts';
+import type { IncomingMessage, TurnSink } from '../platform.ts';
+import type { SkillRegistry } from '../skills/registry.ts';
+import type { Store } from '../store/types.ts';
+import { CatalogCache } from './catalogCache.ts';
+import { runLoop } from './loop.ts';
+import { ModelRequestError, type RetryPolicy } from './modelCall.ts';
+import { explicitSkillOpening } from './opening.ts';
+import { runSkillTool } from './skillTools.ts';
+import { buildSystemPrompt } from './systemPrompt.ts';
+import { TOOL_DEFINITIONS } from './tools.ts';
+import type { ToolDeps, TurnContext } from './turnContext.ts';
+import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
+
+export interface EngineDeps extends ToolDeps {
+  config: Config;
+  client: Anthropic;
+  store: Store;
+  registry: SkillRegistry;
+  history: History;
+  queue: TurnQueue;
+  retry?: RetryPolicy;
+}
+
+export interface TurnOutcome {
+  turnId: string;
+  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped';
+  reply: string;
+  usage: UsageTotals;
+  durationMs: number;
+}
+
+const unreachableReply =
+  'I could not reach Claude just now, so I have no answer yet. Your message is kept: send another message to try again.';
+
+/**
+ * The core of skillbot: takes a user message from any adapter, runs one turn at a time per chat, and sends the
+ * answer back through the adapter's sink. It knows nothing of Slack or Discord.
+ */
+export class Engine {
+  private readonly catalogs = new CatalogCache();
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** Queues a message on its chat; resolves when its turn is over. Never rejects for model or skill failures. */
+  handleMessage(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
+    return this.deps.queue.enqueue(message.chatId, () => this.runTurn(message, sink));
+  }
+
+  /** Running token totals of a chat. */
+  async usage(chatId: string): Promise<UsageTotals> {
+    return (await this.deps.store.get<UsageTotals>('usage', chatId)) ?? emptyUsage();
+  }
+
+  /** The system prompt a world's turns use (byte-stable while its skills do not change). */
+  systemPromptFor(worldId: string): string {
+    const snapshot = this.deps.registry.current();
+    return buildSystemPrompt(this.catalogs.forWorld(snapshot, worldSettings(this.deps.config, worldId)));
+  }
+
+  private async runTurn(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
+    const started = performance.now();
+    const turnId = randomUUID().slice(0, 8);
+    const log = this.deps.logger.child({ chatId: message.chatId, turnId });
+    const settings = worldSettings(this.deps.config, message.worldId);
+    // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
+    const snapshot = this.deps.registry.current();
+    const turn: TurnContext = {
+      turnId,
+      worldId: message.worldId,
+      chatId: message.chatId,
+      requesterId: message.userId,
+      settings,
+      snapshot,
+      progress: (text) => void Promise.resolve(sink.progress(text)).catch((error) => log.warn({ err: error }, 'progress update failed')),
+    };
+    const history = await this.deps.history.load(message.chatId);
+    const opening: MessageParam[] = message.skill
+      ? await explicitSkillOpening(this.deps, turn, message)
+      : [{ role: 'user', content: message.text }];
+    const system = buildSystemPrompt(this.catalogs.forWorld(snapshot, settings));
+    log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
+    const result = await runLoop({
+      client: this.deps.client,
+      model: this.deps.config.model,
+      maxTokens: this.deps.config.agent.maxTokens,
+      system,
+      tools: TOOL_DEFINITIONS,
+      history,
+      opening,
+      maxToolRounds: this.deps.config.agent.maxToolRounds,
+      retry: this.deps.retry,
+      runTool: (name, input) => runSkillTool(this.deps, turn, name, input),
+      callbacks: {
+        onText: sink.partial?.bind(sink),
+        onRetry: (attempt, reason, delayMs) => {
+          log.warn({ attempt, reason, delayMs }, 'model call failed, retrying');
+          sink.retrying?.(reason);
+        },
+        onTool: (name, input) => {
+          log.info({ tool: name, input }, 'tool call');
+          turn.progress(name === 'load_skill' ? 'Loading a skill…' : 'Running a skill script…');
+        },
+      },
+    });
+    // The turn's messages are kept even when the model failed: the user's words are never lost.
+    await this.deps.history.appendTurn(message.chatId, turnId, result.messages);
+    const usage = { ...result.usage, turns: 1 };
+    await this.deps.store.set('usage', message.chatId, mergeUsage(await this.usage(message.chatId), usage));
+    let status: TurnOutcome['status'];
+    let reply: string;
+    if (result.ok) {
+      status = result.capped ? 'capped' : 'answered';
+      reply = result.reply || '(The model finished without a written answer.)';
+    } else if (result.error instanceof ModelRequestError) {
+      status = 'model_refused';
+      reply = `I could not get an answer: ${result.error.message}`;
+      log.error({ err: result.error.message }, 'model refused the request');
+    } else {
+      status = 'model_unavailable';
+      reply = unreachableReply;
+      log.error({ err: result.error.message }, 'model unavailable');
+    }
+    await sink.reply(reply);
+    const durationMs = performance.now() - started;
+    log.info(
+      {
+        status,
+        model: this.deps.config.model,
+        rounds: result.rounds,
+        input: usage.input,
+        output: usage.output,
+        cacheRead: usage.cacheRead,
+        cacheCreation: usage.cacheCreation,
+        ms: Math.round(durationMs),
+      },
+      'turn finished',
+    );
+    return { turnId, status, reply, usage, durationMs };
+  }
+
+  /** Whether a world may use a skill (adapters use it for `/skills` and `/skill`). */
+  allowedSkills(worldId: string) {
+    const settings = worldSettings(this.deps.config, worldId);
+    return this.deps.registry
+      .current()
+      .list()
+      .filter((skill) => worldAllowsSkill(settings, skill.id));
+  }
+}

@@ -1,0 +1,113 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlock,
+} from '@anthropic-ai/sdk/resources/messages';
+import { DEFAULT_RETRY, type RetryPolicy, streamMessage } from './modelCall.ts';
+import { addApiUsage, emptyUsage, type UsageTotals } from './usage.ts';
+
+export interface ToolOutcome {
+  content: string;
+  isError?: boolean;
+}
+
+export type ToolRunner = (name: string, input: unknown) => Promise<ToolOutcome>;
+
+export interface LoopCallbacks {
+  onText?: (delta: string) => void;
+  onRetry?: (attempt: number, reason: string, delayMs: number) => void;
+  onTool?: (name: string, input: unknown) => void;
+}
+
+export interface LoopInput {
+  client: Anthropic;
+  model: string;
+  maxTokens: number;
+  system: string;
+  tools: Tool[];
+  /** The chat's earlier messages (a valid alternation ending with an assistant message, or empty). */
+  history: MessageParam[];
+  /** This turn's opening messages: the user's message, possibly followed by runtime-made tool exchanges. */
+  opening: MessageParam[];
+  maxToolRounds: number;
+  runTool: ToolRunner;
+  callbacks?: LoopCallbacks;
+  retry?: RetryPolicy;
+}
+
+export type LoopResult =
+  | { ok: true; reply: string; messages: MessageParam[]; usage: UsageTotals; rounds: number; capped: boolean }
+  /** The model failed; `messages` holds what the turn produced before that (at least the user's message). */
+  | { ok: false; error: Error; messages: MessageParam[]; usage: UsageTotals; rounds: number };
+
+/** Marks the last block of the last message as a cache breakpoint (on a copy: history stays clean). */
+function withCacheBreakpoint(messages: MessageParam[]): MessageParam[] {
+  const last = messages.at(-1);
+  if (!last) return messages;
+  const blocks: ContentBlockParam[] =
+    typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
+  const tail = blocks.at(-1);
+  if (!tail || tail.type === 'thinking' || tail.type === 'redacted_thinking') return messages;
+  blocks[blocks.length - 1] = { ...tail, cache_control: { type: 'ephemeral' } } as ContentBlockParam;
+  return [...messages.slice(0, -1), { role: last.role, content: blocks }];
+}
+
+const capMessage = (rounds: number) =>
+  `I stopped after ${rounds} tool calls in this turn (the per-turn limit). Tell me how to continue, or narrow the request.`;
+
+/**
+ * The Claude tool loop for one turn: call the model, run the tools it asks for, feed the results back, until it
+ * stops asking or the per-turn cap is hit. The system prompt and tools go first and unchanged, so every request
+ * of every turn shares one cached prefix.
+ */
+export async function runLoop(input: LoopInput): Promise<LoopResult> {
+  const system: TextBlockParam[] = [{ type: 'text', text: input.system, cache_control: { type: 'ephemeral' } }];
+  const turn: MessageParam[] = [...input.opening];
+  const usage = emptyUsage();
+  let rounds = 0;
+  for (;;) {
+    let message;
+    try {
+      message = await streamMessage(
+        input.client,
+        {
+          model: input.model,
+          max_tokens: input.maxTokens,
+          system,
+          tools: input.tools,
+          messages: withCacheBreakpoint([...input.history, ...turn]),
+        },
+        { onText: input.callbacks?.onText, onRetry: input.callbacks?.onRetry },
+        input.retry ?? DEFAULT_RETRY,
+      );
+    } catch (error) {
+      return { ok: false, error: error as Error, messages: turn, usage, rounds };
+    }
+    addApiUsage(usage, message.usage);
+    const content = message.content.filter((block) => block.type !== 'text' || block.text !== '');
+    if (content.length > 0) turn.push({ role: 'assistant', content: content as ContentBlockParam[] });
+    const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    const text = message.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('')
+      .trim();
+    if (toolUses.length === 0) {
+      return { ok: true, reply: text, messages: turn, usage, rounds, capped: false };
+    }
+    const results: ToolResultBlockParam[] = [];
+    for (const use of toolUses) {
+      rounds++;
+      input.callbacks?.onTool?.(use.name, use.input);
+      const outcome = await input.runTool(use.name, use.input);
+      results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, is_error: outcome.isError });
+    }
+    turn.push({ role: 'user', content: results });
+    if (rounds >= input.maxToolRounds) {
+      return { ok: true, reply: [text, capMessage(rounds)].filter(Boolean).join('\n\n'), messages: turn, usage, rounds, capped: true };
+    }
+  }
+}

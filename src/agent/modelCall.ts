@@ -1,0 +1,100 @@
+import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+
+/** The model stayed unreachable (or overloaded) through every retry. */
+export class ModelUnavailableError extends Error {
+  override name = 'ModelUnavailableError';
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The API refused the request itself (bad key, bad model id): retrying cannot help. */
+export class ModelRequestError extends Error {
+  override name = 'ModelRequestError';
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 8_000 };
+
+export interface StreamCallbacks {
+  onText?: (delta: string) => void;
+  /** A retry is about to happen; text streamed so far for this call is void. */
+  onRetry?: (attempt: number, reason: string, delayMs: number) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function retryable(error: unknown): boolean {
+  if (error instanceof APIError && error.status !== undefined) {
+    return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+  }
+  // Connection failures, timeouts and streams cut midway (the SDK does not retry those).
+  return error instanceof APIConnectionError || error instanceof Error;
+}
+
+function headerDelayMs(error: unknown): number | undefined {
+  if (!(error instanceof APIError) || !error.headers) return undefined;
+  const ms = Number(error.headers.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms >= 0 && error.headers.get('retry-after-ms') !== null) return ms;
+  const seconds = Number(error.headers.get('retry-after'));
+  if (error.headers.get('retry-after') !== null && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof APIError) return `HTTP ${error.status ?? '?'} ${error.message.split('\n')[0]}`;
+  return error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
+}
+
+function requestError(error: APIError): ModelRequestError {
+  const hint =
+    error.status === 401 ? ' (check ANTHROPIC_API_KEY)' : error.status === 404 ? ' (check SKILLBOT_MODEL)' : '';
+  return new ModelRequestError(`The model API refused the request: ${describe(error)}${hint}`, error.status);
+}
+
+/**
+ * One streamed Messages API call with one retry policy for everything transient: 429, 529, 5xx, connection
+ * errors and a stream cut midway. The SDK's own retries are off so the policy lives in one place.
+ */
+export async function streamMessage(
+  client: Anthropic,
+  params: MessageCreateParamsNonStreaming,
+  callbacks: StreamCallbacks = {},
+  policy: RetryPolicy = DEFAULT_RETRY,
+): Promise<Message> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+    try {
+      const stream = client.messages.stream(params, { maxRetries: 0 });
+      if (callbacks.onText) stream.on('text', callbacks.onText);
+      return await stream.finalMessage();
+    } catch (error) {
+      lastError = error;
+      if (error instanceof APIError && error.status !== undefined && !retryable(error)) throw requestError(error);
+      if (!retryable(error) || attempt === policy.maxAttempts) break;
+      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+      const delay = Math.min(policy.maxDelayMs, headerDelayMs(error) ?? backoff * (0.5 + Math.random() / 2));
+      callbacks.onRetry?.(attempt, describe(error), delay);
+      await sleep(delay);
+    }
+  }
+  throw new ModelUnavailableError(
+    `The model did not answer after ${policy.maxAttempts} attempts (last: ${describe(lastError)}).`,
+    policy.maxAttempts,
+  );
+}

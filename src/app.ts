@@ -1,0 +1,85 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { type Config, worldSettings } from './config.ts';
+import { Engine } from './agent/engine.ts';
+import type { RetryPolicy } from './agent/modelCall.ts';
+import { createHistory } from './chats/history.ts';
+import { TurnQueue } from './chats/turnQueue.ts';
+import { createExecutor } from './exec/executor.ts';
+import { ApprovalRuntime } from './hitl/approvals.ts';
+import { createAuditLog } from './hitl/audit.ts';
+import { createGrants } from './hitl/grants.ts';
+import type { Logger } from './log.ts';
+import { SkillRegistry } from './skills/registry.ts';
+import { createStore } from './store/createStore.ts';
+import type { Store } from './store/types.ts';
+
+/** Everything one skillbot process runs on, built from the config, with one close(). */
+export interface App {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  registry: SkillRegistry;
+  approvals: ApprovalRuntime;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  /** Watch skill roots for changes (the bot does; one-shot commands do not). */
+  watchSkills?: boolean;
+  retry?: RetryPolicy;
+}
+
+export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
+  const store = await createStore(config.storeUrl, { logger });
+  const registry = await SkillRegistry.open({
+    roots: config.skillsDirs,
+    logger,
+    catalogBudgetChars: config.agent.catalogBudgetChars,
+    watch: options.watchSkills ?? true,
+  });
+  const audit = createAuditLog(store);
+  const grants = createGrants(store, { ttlMs: config.agent.grantTtlMs });
+  const approvals = new ApprovalRuntime({
+    store,
+    audit,
+    logger,
+    approversFor: (worldId) => worldSettings(config, worldId).approvers,
+  });
+  await approvals.expireStale();
+  const client = new Anthropic({
+    apiKey: config.anthropic.apiKey ?? null,
+    baseURL: config.anthropic.baseUrl ?? null,
+    // Without a key (a local proxy, or a test server), send a placeholder header rather than fail.
+    ...(config.anthropic.apiKey ? {} : { authToken: null, apiKey: 'none' }),
+    maxRetries: 0,
+  });
+  const engine = new Engine({
+    config,
+    client,
+    store,
+    registry,
+    history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
+    queue: new TurnQueue(),
+    executor: createExecutor({ timeoutMs: config.scriptTimeoutMs, logger }),
+    approvals,
+    grants,
+    audit,
+    scriptTimeoutMs: config.scriptTimeoutMs,
+    logger,
+    retry: options.retry,
+  });
+  return {
+    config,
+    logger,
+    store,
+    registry,
+    approvals,
+    engine,
+    async close() {
+      await approvals.close();
+      await registry.close();
+      await store.close();
+    },
+  };
+}
