@@ -1,6 +1,6 @@
 import type { WorldSettings } from '../config.ts';
 import { renderCatalog } from '../skills/catalog.ts';
-import type { SkillSnapshot } from '../skills/registry.ts';
+import type { SkillSnapshot } from '../skills/types.ts';
 
 /**
  * The catalog text per (snapshot, allowed skills). Worlds that allow every skill share the snapshot's own

@@ -4,7 +4,7 @@ import type { ApprovalRuntime } from '../hitl/approvals.ts';
 import type { AuditLog } from '../hitl/audit.ts';
 import type { Grants } from '../hitl/grants.ts';
 import type { Logger } from '../log.ts';
-import type { SkillSnapshot } from '../skills/registry.ts';
+import type { SkillSnapshot } from '../skills/types.ts';
 
 /** The long-lived parts a turn's tools use. */
 export interface ToolDeps {

@@ -1,0 +1,95 @@
+import { worldAllowsSkill } from '../config.ts';
+import { renderScriptResult, renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
+import type { Skill } from '../skills/types.ts';
+import type { ToolOutcome } from './loop.ts';
+import { runSkillCode } from './skillRuns.ts';
+import { loadSkillInput, runSkillScriptInput } from './tools.ts';
+import type { ToolDeps, TurnContext } from './turnContext.ts';
+
+/** The skill a world may see, or the not-found envelope naming the closest ids it may see. */
+function findSkill(turn: TurnContext, skillId: string): Skill | ToolOutcome {
+  const skill = turn.snapshot.get(skillId);
+  if (skill && worldAllowsSkill(turn.settings, skill.id)) return skill;
+  const closest = turn.snapshot
+    .closest(skillId, 10)
+    .filter((id) => worldAllowsSkill(turn.settings, id))
+    .slice(0, 3);
+  const hint = closest.length > 0 ? ` Closest ids: ${closest.join(', ')}.` : '';
+  return {
+    content: renderSkillFailure(skillId, 'not_found', 'skill_not_found', `No skill "${skillId}" is available here.${hint}`, {
+      closest: closest.join(','),
+    }),
+    isError: true,
+  };
+}
+
+/** load_skill: the envelope, with the output of the scripts the body names (after approval). */
+export async function loadSkillForTurn(deps: ToolDeps, turn: TurnContext, skillId: string): Promise<ToolOutcome> {
+  const found = findSkill(turn, skillId);
+  if (!('id' in found)) return found;
+  const skill = found;
+  if (skill.scripts.length === 0) return { content: renderSkillContext(skill) };
+  const scriptOutputs = await runSkillCode(
+    deps,
+    turn,
+    skill,
+    skill.scripts.map((script) => ({ script, args: [] })),
+  );
+  return { content: renderSkillContext(skill, { scriptOutputs }) };
+}
+
+/** A script path as the model wrote it, in the registry's form (`scripts/x.sh`); undefined when it escapes. */
+function normaliseScriptPath(script: string): string | undefined {
+  const path = script.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  if (path.startsWith('/') || path.split('/').includes('..') || /^[a-zA-Z]:/.test(path)) return undefined;
+  return path;
+}
+
+/** run_skill_script: one script the skill names, with argv arguments, after approval. */
+async function runSkillScript(deps: ToolDeps, turn: TurnContext, input: unknown): Promise<ToolOutcome> {
+  const parsed = runSkillScriptInput.safeParse(input);
+  if (!parsed.success) {
+    return { content: renderSkillFailure('?', 'error', 'invalid_input', `run_skill_script input is invalid: ${parsed.error.issues[0]?.message ?? 'bad input'}.`), isError: true };
+  }
+  const { skill_id: skillId, script, args } = parsed.data;
+  const found = findSkill(turn, skillId);
+  if (!('id' in found)) return found;
+  const path = normaliseScriptPath(script);
+  if (path === undefined) {
+    return {
+      content: renderSkillFailure(skillId, 'refused', 'refused_by_containment', `The script path "${script}" leaves the skill folder; only scripts inside it can run.`),
+      isError: true,
+    };
+  }
+  if (!found.scripts.includes(path)) {
+    const named = found.scripts.length > 0 ? ` It names: ${found.scripts.join(', ')}.` : ' It names no scripts.';
+    const missing = found.body.includes(path);
+    return {
+      content: renderSkillFailure(
+        skillId,
+        'refused',
+        missing ? 'script_missing' : 'script_not_referenced',
+        missing
+          ? `The skill names "${path}" but no such file exists in its folder.${named}`
+          : `"${path}" is not a script the skill's instructions name, so it cannot run.${named}`,
+      ),
+      isError: true,
+    };
+  }
+  const [output] = await runSkillCode(deps, turn, found, [{ script: path, args }]);
+  if (!output) throw new Error('runSkillCode returned no output for one call');
+  return { content: renderScriptResult(found.id, output), isError: output.status !== 'ok' };
+}
+
+/** Dispatches one tool call of the model. Unknown tools and bad input are results the model can read. */
+export async function runSkillTool(deps: ToolDeps, turn: TurnContext, name: string, input: unknown): Promise<ToolOutcome> {
+  if (name === 'load_skill') {
+    const parsed = loadSkillInput.safeParse(input);
+    if (!parsed.success) {
+      return { content: renderSkillFailure('?', 'error', 'invalid_input', 'load_skill needs {"skill_id": "<id from the catalog>"}.'), isError: true };
+    }
+    return loadSkillForTurn(deps, turn, parsed.data.skill_id);
+  }
+  if (name === 'run_skill_script') return runSkillScript(deps, turn, input);
+  return { content: `Unknown tool "${name}". Available tools: load_skill, run_skill_script.`, isError: true };
+}
