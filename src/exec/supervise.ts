@@ -1,0 +1,115 @@
+// Watches one spawned child until it and its output are done, enforcing the timeout on its whole process group.
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { OutputCap, type CappedOutput } from './outputCap.ts';
+import { signalGroup } from './processGroup.ts';
+
+export interface SuperviseOptions {
+  timeoutMs: number;
+  /** Between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+  maxOutputBytes: number;
+  /** Told when a signal could not be delivered (anything but "already gone"). */
+  onSignalError: (error: NodeJS.ErrnoException) => void;
+}
+
+export interface SupervisedRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the child could not be started (missing interpreter, EACCES, …). */
+  spawnError?: NodeJS.ErrnoException;
+  timedOut: boolean;
+  /** The direct child had exited when the timeout struck: background processes kept its output open. */
+  exitedBeforeTimeout: boolean;
+  stdout: CappedOutput;
+  stderr: CappedOutput;
+}
+
+// After SIGKILL, how long to wait for the pipes to close before dropping them: a process that left the group
+// with setsid could hold them open for ever.
+const SETTLE_AFTER_KILL_MS = 500;
+
+export function supervise(child: ChildProcess, options: SuperviseOptions): Promise<SupervisedRun> {
+  return new Promise((resolve) => {
+    const stdout = new OutputCap(options.maxOutputBytes);
+    const stderr = new OutputCap(options.maxOutputBytes);
+    const timers = new Set<NodeJS.Timeout>();
+    let openStreams = 0;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let spawnError: NodeJS.ErrnoException | undefined;
+    let timedOut = false;
+    let exitedBeforeTimeout = false;
+    let finished = false;
+
+    const signal = (name: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      const failure = signalGroup(child.pid, name);
+      if (failure !== undefined) options.onSignalError(failure);
+    };
+    const later = (ms: number, action: () => void): void => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        action();
+      }, ms);
+      timers.add(timer);
+    };
+
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      for (const timer of timers) clearTimeout(timer);
+      // Whatever the script left running in its group (even with its output redirected) ends with the run.
+      signal('SIGKILL');
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        ...(spawnError === undefined ? {} : { spawnError }),
+        timedOut,
+        exitedBeforeTimeout,
+        stdout: stdout.finish(),
+        stderr: stderr.finish(),
+      });
+    };
+    const finishWhenDone = (): void => {
+      if ((exit !== undefined || spawnError !== undefined) && openStreams === 0) finish();
+    };
+
+    const watch = (stream: Readable | null, cap: OutputCap): void => {
+      if (stream === null) return;
+      openStreams += 1;
+      stream.on('data', (chunk: Buffer) => cap.push(chunk));
+      // A pipe we destroy after the kill may report an error; the run's outcome is already decided.
+      stream.on('error', () => undefined);
+      stream.once('close', () => {
+        openStreams -= 1;
+        finishWhenDone();
+      });
+    };
+    watch(child.stdout, stdout);
+    watch(child.stderr, stderr);
+
+    child.once('exit', (code, exitSignal) => {
+      exit = { code, signal: exitSignal };
+      finishWhenDone();
+    });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) return; // only a failure to start concerns us
+      spawnError = error;
+      finishWhenDone();
+    });
+
+    later(options.timeoutMs, () => {
+      timedOut = true;
+      exitedBeforeTimeout = exit !== undefined;
+      signal('SIGTERM');
+      later(options.killGraceMs, () => {
+        signal('SIGKILL');
+        later(SETTLE_AFTER_KILL_MS, () => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          finish();
+        });
+      });
+    });
+  });
+}

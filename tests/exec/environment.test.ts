@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import os from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createExecutor } from '../../src/exec/executor.ts';
+import { makeSkill, type TempSkill } from './skillFolder.ts';
+
+const secrets = {
+  SLACK_BOT_TOKEN: 'xoxb-secret-slack-token',
+  ANTHROPIC_API_KEY: 'sk-ant-secret-key',
+  DISCORD_TOKEN: 'discord-secret-token',
+  SOME_SECRET: 'some-secret-value',
+};
+
+const printEnv = `const fs = require('node:fs');
+console.log(JSON.stringify({ env: process.env, cwd: process.cwd(), homeExists: fs.existsSync(process.env.HOME) }));
+`;
+
+describe('the environment a skill script sees', () => {
+  let skill: TempSkill;
+  const saved = new Map<string, string | undefined>();
+
+  beforeEach(async () => {
+    skill = await makeSkill();
+    for (const [key, value] of Object.entries(secrets)) {
+      saved.set(key, process.env[key]);
+      process.env[key] = value;
+    }
+  });
+  afterEach(async () => {
+    for (const [key, value] of saved) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    await skill.remove();
+  });
+
+  async function runPrintEnv(env?: Record<string, string>) {
+    await skill.write('scripts/env.cjs', printEnv);
+    const result = await createExecutor({ timeoutMs: 10_000 }).run({ skillDir: skill.dir, script: 'scripts/env.cjs', env });
+    expect(result.status).toBe('ok');
+    return JSON.parse(result.stdout) as { env: Record<string, string>; cwd: string; homeExists: boolean };
+  }
+
+  it('holds none of the bot tokens or keys, by name or by value', async () => {
+    const { env } = await runPrintEnv();
+    for (const [key, value] of Object.entries(secrets)) {
+      expect(env).not.toHaveProperty(key);
+      expect(JSON.stringify(env)).not.toContain(value);
+    }
+  });
+
+  it('holds only PATH, LANG, HOME, TMPDIR and the variables configured for the skill', async () => {
+    const { env } = await runPrintEnv({ REPORT_API_URL: 'https://reports.example', REPORT_LIMIT: '7' });
+    expect(env.REPORT_API_URL).toBe('https://reports.example');
+    expect(env.REPORT_LIMIT).toBe('7');
+    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR']);
+  });
+
+  it('gives each run its own HOME and TMPDIR, removed after the run', async () => {
+    const first = await runPrintEnv();
+    const second = await runPrintEnv();
+    expect(first.homeExists).toBe(true);
+    expect(first.env.HOME).not.toBe(os.homedir());
+    expect(first.env.HOME).not.toBe(process.env.HOME);
+    expect(first.env.TMPDIR).not.toBe(process.env.TMPDIR);
+    expect(first.env.TMPDIR).not.toBe(os.tmpdir());
+    expect(second.env.HOME).not.toBe(first.env.HOME);
+    for (const dir of [first.env.HOME, first.env.TMPDIR, second.env.HOME, second.env.TMPDIR]) {
+      expect(dir).toBeTruthy();
+      expect(existsSync(dir as string)).toBe(false);
+    }
+  });
+
+  it('configured variables cannot replace the per-run HOME', async () => {
+    const { env } = await runPrintEnv({ HOME: '/root' });
+    expect(env.HOME).not.toBe('/root');
+  });
+
+  it('runs in the skill folder', async () => {
+    const { cwd } = await runPrintEnv();
+    expect(cwd).toBe(await realpath(skill.dir));
+  });
+
+  it('runs a bash script in the skill folder too', async () => {
+    await skill.write('scripts/where.sh', '#!/bin/bash\npwd\n');
+    const result = await createExecutor({ timeoutMs: 10_000 }).run({ skillDir: skill.dir, script: 'scripts/where.sh' });
+    expect(result.stdout.trim()).toBe(await realpath(skill.dir));
+  });
+});
