@@ -52,6 +52,8 @@ export interface ApprovalRecord {
   /** Set by the adapter that rendered it (e.g. Slack channel+ts, Discord message id), so any instance can update it. */
   platformRef?: string;
   outcome?: ApprovalOutcome;
+  /** The option that applies once resolved: the one chosen, or the default on timeout, expiry or when nobody could be asked. */
+  option?: ApprovalOption;
   decidedBy?: string;
   decidedAt?: number;
   turnId?: string;

@@ -1,0 +1,93 @@
+// The audit trail: one record per approval decision and per run of skill code, for operators.
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/types.ts';
+import type { ApprovalItem, ApprovalRecord } from './types.ts';
+
+export interface AuditEntry {
+  /** Epoch milliseconds. */
+  at: number;
+  kind: 'approval' | 'run';
+  worldId: string;
+  chatId: string;
+  skillId: string;
+  skillHash: string;
+  items: ApprovalItem[];
+  requestedBy?: string;
+  decidedBy?: string;
+  /** approval: an ApprovalOutcome or `granted`; run: the exec status (`ok`, `failed`, `timeout`, `refused`). */
+  outcome: string;
+  approvalId?: string;
+  exitCode?: number | null;
+  durationMs?: number;
+  turnId?: string;
+}
+
+export interface AuditFilter {
+  worldId?: string;
+  chatId?: string;
+}
+
+export interface AuditLog {
+  record(entry: AuditEntry): Promise<void>;
+  /** Entries in time order (oldest first). */
+  list(filter?: AuditFilter): Promise<AuditEntry[]>;
+}
+
+export const DEFAULT_AUDIT_TTL_MS = 90 * 24 * 60 * 60 * 1000;
+
+// Key components are URI-encoded so an id holding `/` cannot make one world's prefix match another's.
+function worldPrefix(worldId: string): string {
+  return `${encodeURIComponent(worldId)}/`;
+}
+
+function chatPrefix(worldId: string, chatId: string): string {
+  return `${worldPrefix(worldId)}${encodeURIComponent(chatId)}/`;
+}
+
+/** Epoch ms zero-padded so that key order is time order within a chat. */
+function timeKey(at: number): string {
+  return String(Math.max(0, Math.floor(at))).padStart(15, '0');
+}
+
+export function createAuditLog(store: Store, options: { ttlMs?: number } = {}): AuditLog {
+  const ttlMs = options.ttlMs ?? DEFAULT_AUDIT_TTL_MS;
+  // Orders records written in the same millisecond by this log; the random part keeps instances apart.
+  let sequence = 0;
+  return {
+    async record(entry) {
+      sequence = (sequence + 1) % 1_000_000;
+      const order = `${timeKey(entry.at)}-${String(sequence).padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
+      const key = `${chatPrefix(entry.worldId, entry.chatId)}${order}`;
+      await store.set('audit', key, entry, ttlMs);
+    },
+    async list(filter = {}) {
+      const { worldId, chatId } = filter;
+      const prefix = worldId === undefined ? '' : chatId === undefined ? worldPrefix(worldId) : chatPrefix(worldId, chatId);
+      const rows = await store.list<AuditEntry>('audit', prefix);
+      const entries = rows
+        .map((row) => ({ entry: row.value, order: row.key.slice(row.key.lastIndexOf('/') + 1) }))
+        .filter(({ entry }) => chatId === undefined || entry.chatId === chatId);
+      // Keys sort by world and chat first; across them, time order is what an operator reads.
+      entries.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+      return entries.map(({ entry }) => entry);
+    },
+  };
+}
+
+/** The audit entry of a resolved approval. */
+export function approvalAuditEntry(record: ApprovalRecord): AuditEntry {
+  return {
+    at: record.decidedAt ?? record.createdAt,
+    kind: 'approval',
+    worldId: record.worldId,
+    chatId: record.chatId,
+    skillId: record.skillId,
+    skillHash: record.skillHash,
+    items: record.items,
+    requestedBy: record.requesterId,
+    ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }),
+    outcome: record.outcome ?? 'expired',
+    approvalId: record.id,
+    ...(record.turnId === undefined ? {} : { turnId: record.turnId }),
+  };
+}
