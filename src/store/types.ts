@@ -14,13 +14,14 @@ export interface Store {
   claim(namespace: Namespace, key: string, value: unknown, ttlMs: number): Promise<boolean>;
   /**
    * Replace a record whose `status` field equals `expectedStatus` with `next`, atomically.
-   * Returns false, changing nothing, when the record is missing or its status differs.
+   * Returns false, changing nothing, when the record is missing (or expired) or its status differs.
+   * With `ttlMs` the record expires that long from now; without it, it keeps its current expiry.
    */
-  compareAndSet(
+  compareAndSet<T extends { status: string }>(
     namespace: Namespace,
     key: string,
     expectedStatus: string,
-    next: { status: string },
+    next: T,
     ttlMs?: number,
   ): Promise<boolean>;
   /** Live records of a namespace whose key starts with `prefix`, sorted by key (operator commands). */

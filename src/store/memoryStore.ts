@@ -1,0 +1,111 @@
+import type { Logger } from '../log.ts';
+import { startPurgeTimer } from './purgeTimer.ts';
+import { StoreError } from './storeError.ts';
+import { optionalTtl, requireTtl, decodeRecord, encodeRecord, hasStatus, isLive, recordKey, type StoredRecord } from './storedRecord.ts';
+import type { Namespace, Store } from './types.ts';
+
+/**
+ * The store for tests and single-process runs: a Map in this process, gone on exit. Values are kept as JSON
+ * text, so a caller gets the same copies (and the same refusals of non-JSON values) as from sqlite or redis.
+ * Every operation is synchronous inside, hence claim and compare-and-set are atomic without a lock.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory';
+  readonly #records = new Map<string, string>();
+  readonly #stopPurge: () => void;
+  #closed = false;
+
+  constructor(opts: { logger: Logger; purgeIntervalMs: number }) {
+    this.#stopPurge = startPurgeTimer(async () => this.purgeExpired(), opts.purgeIntervalMs, opts.logger);
+  }
+
+  async get<T>(namespace: Namespace, key: string): Promise<T | undefined> {
+    const record = this.#live(recordKey(namespace, key), Date.now());
+    return record?.value as T | undefined;
+  }
+
+  async set(namespace: Namespace, key: string, value: unknown, ttlMs?: number): Promise<void> {
+    const ttl = optionalTtl(ttlMs);
+    this.#open();
+    this.#records.set(recordKey(namespace, key), encodeRecord(value, ttl === undefined ? undefined : Date.now() + ttl));
+  }
+
+  async delete(namespace: Namespace, key: string): Promise<void> {
+    this.#open();
+    this.#records.delete(recordKey(namespace, key));
+  }
+
+  async claim(namespace: Namespace, key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const ttl = requireTtl(ttlMs);
+    const now = Date.now();
+    const id = recordKey(namespace, key);
+    if (this.#live(id, now)) return false;
+    this.#records.set(id, encodeRecord(value, now + ttl));
+    return true;
+  }
+
+  async compareAndSet<T extends { status: string }>(
+    namespace: Namespace,
+    key: string,
+    expectedStatus: string,
+    next: T,
+    ttlMs?: number,
+  ): Promise<boolean> {
+    const ttl = optionalTtl(ttlMs);
+    const now = Date.now();
+    const id = recordKey(namespace, key);
+    const current = this.#live(id, now);
+    if (!current || !hasStatus(current.value, expectedStatus)) return false;
+    const expires = ttl === undefined ? (current.expires ?? undefined) : now + ttl;
+    this.#records.set(id, encodeRecord(next, expires));
+    return true;
+  }
+
+  async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
+    this.#open();
+    const head = recordKey(namespace, '');
+    const now = Date.now();
+    const found: Array<{ key: string; value: T }> = [];
+    for (const id of this.#records.keys()) {
+      if (!id.startsWith(head + prefix)) continue;
+      const record = this.#live(id, now);
+      if (record) found.push({ key: id.slice(head.length), value: record.value as T });
+    }
+    return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.#closed;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopPurge();
+    this.#records.clear();
+  }
+
+  /** Drops expired records; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const now = Date.now();
+    let removed = 0;
+    for (const [id, text] of this.#records) {
+      if (!isLive(decodeRecord(text), now)) {
+        this.#records.delete(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StoreError('memory store is closed');
+  }
+
+  #live(id: string, now: number): StoredRecord | undefined {
+    this.#open();
+    const text = this.#records.get(id);
+    if (text === undefined) return undefined;
+    const record = decodeRecord(text);
+    return isLive(record, now) ? record : undefined;
+  }
+}

@@ -1,0 +1,179 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import KeyvSqlite from '@keyv/sqlite';
+import Keyv from 'keyv';
+import type { Logger } from '../log.ts';
+import { startPurgeTimer } from './purgeTimer.ts';
+import { StoreError, storeOperation } from './storeError.ts';
+import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
+import type { Namespace, Store } from './types.ts';
+
+// @keyv/sqlite's table: key TEXT PRIMARY KEY, value TEXT holding the {value, expires} JSON.
+const TABLE = 'keyv';
+// Two instances on one file write in turns; a writer waits this long for the lock before it fails.
+const BUSY_TIMEOUT_MS = 5_000;
+
+const CLAIM_SQL = `INSERT INTO ${TABLE} (key, value) VALUES (?, ?)
+  ON CONFLICT(key) DO UPDATE SET value = excluded.value
+  WHERE json_extract(${TABLE}.value, '$.expires') <= ?
+  RETURNING key`;
+const LIVE_WITH_STATUS = `key = ? AND json_extract(value, '$.value.status') = ?
+  AND (json_extract(value, '$.expires') IS NULL OR json_extract(value, '$.expires') > ?)`;
+// Without a new TTL only the value changes: the record keeps its expiry.
+const CAS_KEEP_EXPIRY_SQL = `UPDATE ${TABLE} SET value = json_set(value, '$.value', json(?)) WHERE ${LIVE_WITH_STATUS} RETURNING key`;
+const CAS_NEW_EXPIRY_SQL = `UPDATE ${TABLE} SET value = ? WHERE ${LIVE_WITH_STATUS} RETURNING key`;
+const PURGE_SQL = `DELETE FROM ${TABLE}
+  WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') <= ? ELSE 0 END
+  RETURNING key`;
+
+type Rows = Array<Record<string, unknown>>;
+
+/**
+ * The embedded default. Plain get/set/delete go through Keyv on @keyv/sqlite; the atomic operations are single
+ * SQL statements on the same connection and table, so they are atomic across every connection to the file
+ * (SQLite serialises writers), which is what makes two bot instances on one file safe.
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly #adapter: KeyvSqlite;
+  readonly #keyv: Keyv;
+  readonly #stopPurge: () => void;
+  #closed = false;
+
+  private constructor(adapter: KeyvSqlite, logger: Logger, purgeIntervalMs: number) {
+    this.#adapter = adapter;
+    this.#keyv = new Keyv(adapter, {
+      namespace: undefined,
+      useKeyPrefix: false,
+      // keyv 5 otherwise swallows store errors and answers "not found".
+      throwOnErrors: true,
+      serialize: JSON.stringify,
+      deserialize: JSON.parse,
+    });
+    this.#stopPurge = startPurgeTimer(async () => this.purgeExpired(), purgeIntervalMs, logger);
+  }
+
+  /** Opens (creating its folder and file on first run) the database at `file`. */
+  static async open(file: string, opts: { logger: Logger; purgeIntervalMs: number }): Promise<SqliteStore> {
+    try {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+    } catch (error) {
+      throw new StoreError(`cannot create the folder of the sqlite store ${file}: ${(error as Error).message}`, { cause: error });
+    }
+    const adapter = new KeyvSqlite({ uri: `sqlite://${file}`, table: TABLE, busyTimeout: BUSY_TIMEOUT_MS });
+    try {
+      // WAL: readers never wait for a writer, and a second instance on the same file works.
+      await adapter.query('PRAGMA journal_mode = WAL');
+      await adapter.query(PURGE_SQL, Date.now());
+    } catch (error) {
+      await adapter.close().catch(() => undefined);
+      throw new StoreError(`cannot open the sqlite store ${file}: ${(error as Error).message}`, { cause: error });
+    }
+    opts.logger.debug({ file }, 'sqlite store open');
+    return new SqliteStore(adapter, opts.logger, opts.purgeIntervalMs);
+  }
+
+  async get<T>(namespace: Namespace, key: string): Promise<T | undefined> {
+    // Read directly rather than through Keyv: Keyv's get deletes an expired row unconditionally, which could
+    // remove a fresh claim another caller made on that key in between. Expired rows are left to the purge.
+    return this.#run(`get ${namespace}:${key}`, async () => {
+      const rows = await this.#query(`SELECT value FROM ${TABLE} WHERE key = ?`, recordKey(namespace, key));
+      const text = rows[0]?.value;
+      if (typeof text !== 'string') return undefined;
+      const record = decodeRecord(text);
+      return isLive(record, Date.now()) ? (record.value as T) : undefined;
+    });
+  }
+
+  async set(namespace: Namespace, key: string, value: unknown, ttlMs?: number): Promise<void> {
+    const ttl = optionalTtl(ttlMs);
+    if (value === undefined) throw new TypeError('a store value cannot be undefined (use delete)');
+    await this.#run(`set ${namespace}:${key}`, async () => {
+      await this.#keyv.set(recordKey(namespace, key), value, ttl);
+    });
+  }
+
+  async delete(namespace: Namespace, key: string): Promise<void> {
+    await this.#run(`delete ${namespace}:${key}`, async () => {
+      await this.#keyv.delete(recordKey(namespace, key));
+    });
+  }
+
+  async claim(namespace: Namespace, key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const ttl = requireTtl(ttlMs);
+    return this.#run(`claim ${namespace}:${key}`, async () => {
+      const now = Date.now();
+      const rows = await this.#query(CLAIM_SQL, recordKey(namespace, key), encodeRecord(value, now + ttl), now);
+      return rows.length === 1;
+    });
+  }
+
+  async compareAndSet<T extends { status: string }>(
+    namespace: Namespace,
+    key: string,
+    expectedStatus: string,
+    next: T,
+    ttlMs?: number,
+  ): Promise<boolean> {
+    const ttl = optionalTtl(ttlMs);
+    return this.#run(`compareAndSet ${namespace}:${key}`, async () => {
+      const now = Date.now();
+      const id = recordKey(namespace, key);
+      const rows =
+        ttl === undefined
+          ? await this.#query(CAS_KEEP_EXPIRY_SQL, JSON.stringify(next), id, expectedStatus, now)
+          : await this.#query(CAS_NEW_EXPIRY_SQL, encodeRecord(next, now + ttl), id, expectedStatus, now);
+      return rows.length === 1;
+    });
+  }
+
+  async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
+    return this.#run(`list ${namespace}:${prefix}*`, async () => {
+      const head = recordKey(namespace, '');
+      // substr/length count characters on both sides, so no LIKE wildcard (or its case folding) gets in the way.
+      const rows = await this.#query(
+        `SELECT key, value FROM ${TABLE} WHERE substr(key, 1, length(?)) = ?`,
+        head + prefix,
+        head + prefix,
+      );
+      const now = Date.now();
+      const found: Array<{ key: string; value: T }> = [];
+      for (const row of rows) {
+        const record = decodeRecord(String(row.value));
+        if (isLive(record, now)) found.push({ key: String(row.key).slice(head.length), value: record.value as T });
+      }
+      return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.#closed) return false;
+    try {
+      await this.#adapter.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopPurge();
+    await this.#keyv.disconnect();
+  }
+
+  /** Deletes expired rows; returns how many. Runs on open and then periodically. */
+  async purgeExpired(): Promise<number> {
+    return this.#run('purge', async () => (await this.#query(PURGE_SQL, Date.now())).length);
+  }
+
+  async #query(sql: string, ...params: unknown[]): Promise<Rows> {
+    return (await this.#adapter.query(sql, ...params)) as Rows;
+  }
+
+  async #run<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreError(`sqlite store is closed (${what})`);
+    return storeOperation(`sqlite ${what}`, operation);
+  }
+}
