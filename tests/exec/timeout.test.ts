@@ -3,7 +3,7 @@ import { createExecutor } from '../../src/exec/executor.ts';
 import { isAlive, makeSkill, waitGone, type TempSkill } from './skillFolder.ts';
 
 // Short timeout and grace: these runs are meant to be killed.
-const executor = () => createExecutor({ timeoutMs: 1000, killGraceMs: 500 });
+const executor = () => createExecutor({ timeoutMs: 1500, killGraceMs: 500 });
 
 function pidsIn(text: string): number[] {
   return [...text.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1]));
@@ -35,8 +35,8 @@ describe('the script timeout', () => {
     );
     const result = await executor().run({ skillDir: skill.dir, script: 'scripts/stubborn.sh' });
     expect(result.status).toBe('timeout');
-    // It outlived SIGTERM at 1000 ms; SIGKILL came after the 500 ms grace.
-    expect(result.durationMs).toBeGreaterThanOrEqual(1450);
+    // It outlived SIGTERM at 1500 ms; SIGKILL came after the 500 ms grace.
+    expect(result.durationMs).toBeGreaterThanOrEqual(1950);
     const pids = pidsIn(result.stdout);
     expect(pids).toHaveLength(2);
     for (const pid of pids) expect(await waitGone(pid)).toBe(true);
@@ -53,6 +53,17 @@ describe('the script timeout', () => {
     expect(await waitGone(pid as number)).toBe(true);
   });
 
+  it('still returns when a process that left the group (setsid) holds the output open', async () => {
+    await skill.write('scripts/escape.sh', '#!/bin/bash\nsetsid sleep 60 &\necho "pid=$!"\nexit 0\n');
+    const result = await executor().run({ skillDir: skill.dir, script: 'scripts/escape.sh' });
+    const [pid] = pidsIn(result.stdout);
+    // It is outside our reach by design (see docs/exec.md); the test cleans it up.
+    if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    expect(result.status).toBe('timeout');
+    expect(result.exitCode).toBe(0);
+    expect(pid).toBeDefined();
+  });
+
   it('ends background processes that redirected their output once the script is done', async () => {
     await skill.write('scripts/detach.sh', '#!/bin/bash\nsleep 300 >/dev/null 2>&1 &\necho "pid=$!"\n');
     const result = await createExecutor({ timeoutMs: 20_000 }).run({ skillDir: skill.dir, script: 'scripts/detach.sh' });
@@ -64,9 +75,9 @@ describe('the script timeout', () => {
 
   it('takes a per-request timeout over the executor default', async () => {
     await skill.write('scripts/slow.sh', '#!/bin/bash\necho "pid=$$"\nsleep 300\n');
-    const result = await createExecutor({ timeoutMs: 60_000 }).run({ skillDir: skill.dir, script: 'scripts/slow.sh', timeoutMs: 500 });
+    const result = await createExecutor({ timeoutMs: 60_000 }).run({ skillDir: skill.dir, script: 'scripts/slow.sh', timeoutMs: 1000 });
     expect(result.status).toBe('timeout');
-    expect(result.reason).toMatch(/500 ms/);
+    expect(result.reason).toMatch(/1000 ms/);
     const [pid] = pidsIn(result.stdout);
     expect(await isAlive(pid as number)).toBe(false);
   });
