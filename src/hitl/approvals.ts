@@ -140,10 +140,9 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   }
 
   /**
-   * Call at start: every pending record no request of this runtime awaits
-   * belongs to a process that is gone, so it resolves `expired` and its message is updated to say so (by a
-   * presenter added later if its platform has none yet).
-   * (One instance per store; several instances need per-instance leases first.) Returns how many expired.
+   * Call at start. Every pending record no request of this runtime awaits belongs to a process that is gone:
+   * it resolves `expired`, and its message says so (through a presenter added later if its platform has none
+   * yet). Assumes one instance per store; several need per-instance leases first. Returns how many expired.
    */
   async expireStale(): Promise<number> {
     const rows = await this.#store.list<ApprovalRecord>('approvals', '');
