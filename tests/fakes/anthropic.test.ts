@@ -131,6 +131,15 @@ describe('fake Anthropic Messages API through the real SDK', () => {
       ],
     });
     await expect(unanswered).rejects.toThrow(/without `tool_result` blocks/);
+    const textFirst = client.messages.create({
+      model: MODEL, max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} }] },
+        { role: 'user', content: [{ type: 'text', text: 'here:' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+      ],
+    });
+    await expect(textFirst).rejects.toThrow(/must come first/);
   });
 
   it('runs a scripted conversation: the brain sees the tool result and answers from it', async () => {
@@ -161,6 +170,13 @@ describe('fake Anthropic Messages API through the real SDK', () => {
     fake.setBrain((req) => textReply(`upper: ${(lastUserText(req) ?? '').toUpperCase()}`));
     const upper = await client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'loud' }] });
     expect(upper.content).toMatchObject([{ type: 'text', text: 'upper: LOUD' }]);
+  });
+
+  it('waits latencyMs before answering (a lower bound only: the machine may be slower)', async () => {
+    const { client } = await start({ latencyMs: 150, chunkDelayMs: 5 });
+    const started = performance.now();
+    await client.messages.stream({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'slow' }] }).finalMessage();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
   });
 
   it('is reached through ANTHROPIC_BASE_URL by a client built without a baseURL option', async () => {
