@@ -15,7 +15,7 @@ export interface RecordedRequest {
   /** The credential, from `x-api-key` or `authorization: Bearer …` (the SDK 1.x sends the latter). */
   apiKey: string | undefined;
   rawBody: string;
-  /** The validated body; undefined when it was refused as invalid. */
+  /** The validated body; undefined when it was not JSON or failed the schema (rule refusals keep it). */
   body: MessagesRequest | undefined;
   stream: boolean;
   /** HTTP status sent; 0 while unanswered (and for ever for 'hang'). */
