@@ -52,3 +52,6 @@ export class LocalTurnQueue implements TurnQueue {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 }
+
+/** `new TurnQueue()` makes the in-process queue; `TurnQueue` as a type stays the interface a leased queue implements. */
+export const TurnQueue = LocalTurnQueue;

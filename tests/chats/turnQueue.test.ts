@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalTurnQueue } from '../../src/chats/turnQueue.ts';
+import { LocalTurnQueue, TurnQueue } from '../../src/chats/turnQueue.ts';
 
 /** A promise the test settles by hand, so order is decided by the test, not by timers. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -39,7 +39,7 @@ describe('per-chat turn queue', () => {
   });
 
   it('runs different chats at the same time', { timeout: 5_000 }, async () => {
-    const queue = new LocalTurnQueue();
+    const queue = new TurnQueue();
     const events: string[] = [];
     const aMayFinish = gate();
     // A's turn cannot end until B's has started: were chats serialised, this would never settle.
