@@ -17,12 +17,11 @@ export class CatalogCache {
       this.version = snapshot.version;
     }
     const key = [...settings.skills].sort().join('\n');
-    let text = this.byAllowList.get(key);
-    if (text === undefined) {
-      const allowed = new Set(settings.skills);
-      text = renderCatalog(snapshot.list().filter((skill) => allowed.has(skill.id))).text;
-      this.byAllowList.set(key, text);
-    }
+    const cached = this.byAllowList.get(key);
+    if (cached !== undefined) return cached;
+    const allowed = new Set(settings.skills);
+    const text = renderCatalog(snapshot.list().filter((skill) => allowed.has(skill.id))).text;
+    this.byAllowList.set(key, text);
     return text;
   }
 }

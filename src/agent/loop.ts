@@ -7,6 +7,7 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock,
 } from '@anthropic-ai/sdk/resources/messages';
+import { joinUserMessages } from '../chats/history.ts';
 import { DEFAULT_RETRY, type RetryPolicy, streamMessage } from './modelCall.ts';
 import { addApiUsage, emptyUsage, type UsageTotals } from './usage.ts';
 
@@ -53,7 +54,7 @@ function withCacheBreakpoint(messages: MessageParam[]): MessageParam[] {
   const tail = blocks.at(-1);
   if (!tail || tail.type === 'thinking' || tail.type === 'redacted_thinking') return messages;
   blocks[blocks.length - 1] = { ...tail, cache_control: { type: 'ephemeral' } } as ContentBlockParam;
-  return [...messages.slice(0, -1), { role: last.role, content: blocks }];
+  return [...messages.slice(0, -1), { ...last, content: blocks } as MessageParam];
 }
 
 const capMessage = (rounds: number) =>
@@ -79,7 +80,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
           max_tokens: input.maxTokens,
           system,
           tools: input.tools,
-          messages: withCacheBreakpoint([...input.history, ...turn]),
+          messages: withCacheBreakpoint(joinUserMessages([...input.history, ...turn])),
         },
         { onText: input.callbacks?.onText, onRetry: input.callbacks?.onRetry },
         input.retry ?? DEFAULT_RETRY,
