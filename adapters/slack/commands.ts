@@ -1,0 +1,113 @@
+// Slash commands: `/skills` lists this world's skills privately; `/skill ID [args]` runs one in a new thread.
+import type { App as BoltApp, RespondFn } from '@slack/bolt';
+import { closestIds } from '../../src/skills/closest.ts';
+import { person } from './approvalBlocks.ts';
+import type { DeliveryDedupe } from './dedupe.ts';
+import { slackWorldId } from './ids.ts';
+import { slashCommandSchema, unescapeSlack, type SlashCommand } from './payloads.ts';
+import { slackErrorCode } from './slackApi.ts';
+import { safeText } from './slackText.ts';
+import { startTurn, type TurnDeps } from './turns.ts';
+
+export interface CommandDeps extends TurnDeps {
+  dedupe: DeliveryDedupe;
+  accepting: () => boolean;
+}
+
+const LIST_LIMIT = 3500;
+const DESCRIPTION_LIMIT = 160;
+export const SKILL_USAGE = 'Usage: `/skill ID [args]`. `/skills` lists the skills here. (Slack allows slash commands only outside threads; inside a thread, mention me: `@skillbot use ID to …`.)';
+
+interface Ephemeral {
+  response_type: 'ephemeral';
+  text: string;
+}
+const ephemeral = (text: string): Ephemeral => ({ response_type: 'ephemeral', text });
+
+function shorten(text: string, limit: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+/** The `/skills` answer: every skill this world may use, id and description. */
+export function skillListText(skills: ReadonlyArray<{ id: string; description: string }>): string {
+  if (skills.length === 0) return 'No skills are available in this channel.';
+  const lines = [`*Skills in this channel* (${skills.length}):`];
+  let size = lines[0]?.length ?? 0;
+  for (const [index, skill] of skills.entries()) {
+    const line = `• \`${safeText(skill.id)}\`: ${safeText(shorten(skill.description, DESCRIPTION_LIMIT))}`;
+    if (size + line.length > LIST_LIMIT) {
+      lines.push(`…and ${skills.length - index} more.`);
+      break;
+    }
+    lines.push(line);
+    size += line.length + 1;
+  }
+  lines.push('Run one with `/skill ID [args]`, or just ask me in a thread with an @mention.');
+  return lines.join('\n');
+}
+
+function parseSkillText(text: string): { id: string; args: string } | undefined {
+  const match = /^\s*(\S+)\s*([\s\S]*)$/.exec(unescapeSlack(text));
+  return match?.[1] ? { id: match[1], args: (match[2] ?? '').trim() } : undefined;
+}
+
+async function runSkill(deps: CommandDeps, command: SlashCommand, skill: { id: string; args: string }, respond: RespondFn): Promise<void> {
+  const key = `command:${command.trigger_id ?? `${command.user_id}:${command.channel_id}:${command.text}`}`;
+  const delivery = await deps.dedupe.take([key]);
+  if (delivery === undefined) return;
+  const asked = `${person(command.user_id)} asked for *${safeText(skill.id)}*${skill.args ? `: ${safeText(skill.args)}` : ''}`;
+  let rootTs: string;
+  try {
+    rootTs = await deps.api.post({ channel: command.channel_id, text: asked });
+  } catch (error) {
+    await delivery.done();
+    const code = slackErrorCode(error);
+    deps.logger.warn({ err: code, channel: command.channel_id }, 'posting the /skill root message failed');
+    const hint = code === 'not_in_channel' || code === 'channel_not_found' ? ' Invite me to this channel first (`/invite @skillbot`).' : '';
+    await respond(ephemeral(`I could not post here (${safeText(code)}).${hint}`));
+    return;
+  }
+  try {
+    await startTurn(deps, {
+      teamId: command.team_id,
+      channelId: command.channel_id,
+      threadTs: rootTs,
+      userId: command.user_id,
+      text: `/skill ${skill.id}${skill.args ? ` ${skill.args}` : ''}`,
+      skill,
+    });
+  } finally {
+    await delivery.done();
+  }
+}
+
+export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
+  bolt.command('/skills', async ({ command, ack }) => {
+    const parsed = slashCommandSchema.safeParse(command);
+    if (!parsed.success) return ack();
+    const skills = deps.app.engine.allowedSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
+    await ack(ephemeral(skillListText(skills)));
+  });
+
+  bolt.command('/skill', async ({ command, ack, respond }) => {
+    const parsed = slashCommandSchema.safeParse(command);
+    if (!parsed.success) return ack();
+    if (!deps.accepting()) return ack(ephemeral('I am restarting; try again in a moment.'));
+    const wanted = parseSkillText(parsed.data.text);
+    if (wanted === undefined) return ack(ephemeral(SKILL_USAGE));
+    const ids = deps.app.engine.allowedSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id)).map((skill) => skill.id);
+    if (!ids.includes(wanted.id)) {
+      const near = closestIds(wanted.id, ids);
+      const hint = near.length > 0 ? ` Did you mean ${near.map((id) => `\`${safeText(id)}\``).join(', ')}?` : ' `/skills` lists them.';
+      return ack(ephemeral(`No skill \`${safeText(wanted.id)}\` is available in this channel.${hint}`));
+    }
+    // Acknowledge first: posting and queueing may take longer than Slack's 3 seconds.
+    await ack();
+    deps.tasks.run('/skill', () =>
+      runSkill(deps, parsed.data, wanted, respond).catch((error: unknown) =>
+        deps.logger.error({ err: slackErrorCode(error) }, 'running /skill failed'),
+      ),
+    );
+  });
+}

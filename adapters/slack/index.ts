@@ -1,0 +1,109 @@
+// The Slack platform: Bolt 5 over HTTP (POST /slack/events on the shared listener) or Socket Mode.
+import { App as BoltApp, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
+import type { App } from '../../src/app.ts';
+import type { PlatformLauncher, RunningPlatform } from '../../src/cli.ts';
+import { ConfigError, type Config } from '../../src/config.ts';
+import type { HttpServer } from '../../src/httpServer.ts';
+import { registerApprovalClicks } from './approvalClicks.ts';
+import { SlackApprovalPresenter } from './approvalPresenter.ts';
+import { boltLogger } from './boltLogger.ts';
+import { registerCommands } from './commands.ts';
+import { DeliveryDedupe } from './dedupe.ts';
+import { registerMessageEvents } from './messageEvents.ts';
+import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
+import { BackgroundTasks } from './tasks.ts';
+import { ThreadMemory } from './threads.ts';
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+/** How long stop() lets running Slack work finish (turns waiting on an approval are ended by app.close()). */
+const STOP_GRACE_MS = 5000;
+
+function slackEnabled(config: Config): boolean {
+  return Boolean(config.slack.botToken && (config.slack.signingSecret || config.slack.appToken));
+}
+
+async function whoAmI(api: SlackApi, apiUrl: string | undefined): Promise<Identity> {
+  try {
+    return await api.identity();
+  } catch (error) {
+    const code = slackErrorCode(error);
+    const where = apiUrl ? ` at ${apiUrl}` : '';
+    throw new ConfigError(`Slack${where} refused SLACK_BOT_TOKEN or could not be reached (${code}); check the token (it starts with xoxb-).`);
+  }
+}
+
+async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> {
+  const { botToken, signingSecret, appToken, apiUrl } = app.config.slack;
+  if (!botToken || !(signingSecret || appToken)) throw new ConfigError('Slack needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode).');
+  const logger = app.logger.child({ platform: 'slack' });
+  const api = new SlackApi(new webApi.WebClient(botToken, { ...webClientOptions(apiUrl), logger: boltLogger(logger) }), logger);
+  const identity = await whoAmI(api, apiUrl);
+
+  const socketMode = appToken !== undefined;
+  let connected = false;
+  const receiver = socketMode
+    ? new SocketModeReceiver({
+        appToken,
+        logger: boltLogger(logger),
+        // Only the connection call goes here; it may retry (it posts nothing).
+        installerOptions: { clientOptions: apiUrl ? { slackApiUrl: `${apiUrl}/` } : {} },
+      })
+    : new HTTPReceiver({ signingSecret: signingSecret ?? '', endpoints: SLACK_EVENTS_PATH, logger: boltLogger(logger) });
+  // botId and botUserId given: Bolt skips its own auth.test and ignores the bot's own messages.
+  const bolt = new BoltApp({
+    token: botToken,
+    botId: identity.botId,
+    botUserId: identity.botUserId,
+    receiver,
+    logger: boltLogger(logger),
+    clientOptions: { ...webClientOptions(apiUrl) },
+  });
+  bolt.error(async (error) => {
+    logger.error({ err: slackErrorCode(error) }, 'Slack listener failed');
+  });
+
+  let accepting = true;
+  const tasks = new BackgroundTasks(logger);
+  const dedupe = new DeliveryDedupe(app.store);
+  const turnDeps = { app, api, threads: new ThreadMemory(app.store), tasks, logger };
+  registerMessageEvents(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
+  registerCommands(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
+  registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
+  // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
+  app.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
+
+  if (receiver instanceof SocketModeReceiver) {
+    receiver.client.on('connected', () => (connected = true));
+    receiver.client.on('disconnected', () => (connected = false));
+    receiver.client.on('reconnecting', () => (connected = false));
+    await bolt.start();
+    connected = true;
+  } else {
+    http.route('POST', SLACK_EVENTS_PATH, async (req, res) => {
+      // While stopping, a 503 makes Slack deliver the request again later (to a running instance).
+      if (!accepting) {
+        res.writeHead(503).end();
+        return;
+      }
+      receiver.requestListener(req, res);
+    });
+  }
+  logger.info({ mode: socketMode ? 'socket' : 'http', team: identity.teamId, bot: identity.botUserId }, 'Slack started');
+
+  return {
+    ready: () => accepting && (!socketMode || connected),
+    async stop() {
+      accepting = false;
+      if (socketMode) await bolt.stop().catch((error: unknown) => logger.warn({ err: slackErrorCode(error) }, 'closing the Socket Mode connection failed'));
+      const left = await tasks.drain(STOP_GRACE_MS);
+      if (left > 0) logger.warn({ left }, 'Slack work still running at stop');
+      api.close();
+    },
+  };
+}
+
+export const slackLauncher: PlatformLauncher = {
+  name: 'slack',
+  enabled: slackEnabled,
+  start: startSlack,
+};

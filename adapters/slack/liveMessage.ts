@@ -1,0 +1,87 @@
+// The placeholder a turn shows while it works: posted once, then updated at most once a second, the latest
+// text winning; the final answer replaces it.
+import type { Logger } from '../../src/log.ts';
+import { slackErrorCode, type SlackApi } from './slackApi.ts';
+
+export const MIN_UPDATE_INTERVAL_MS = 1000;
+
+export class LiveMessage {
+  #ts: string | undefined;
+  #opened: Promise<void> = Promise.resolve();
+  #pending: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: Promise<void> = Promise.resolve();
+  /** When the last update started; only updates are spaced (a quick answer replaces the placeholder at once). */
+  #lastCallAt = 0;
+  #finished = false;
+
+  constructor(
+    private readonly api: SlackApi,
+    private readonly channel: string,
+    private readonly threadTs: string,
+    private readonly logger: Logger,
+    private readonly intervalMs = MIN_UPDATE_INTERVAL_MS,
+  ) {}
+
+  /** Posts the placeholder. A failure is logged: the answer is then posted as a new message. */
+  open(text: string): void {
+    this.#opened = this.api
+      .post({ channel: this.channel, threadTs: this.threadTs, text })
+      .then((ts) => {
+        this.#ts = ts;
+        this.#schedule();
+      })
+      .catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
+  }
+
+  /** Shows `text` on the next allowed update (a newer text replaces one not yet shown). */
+  show(text: string): void {
+    if (this.#finished) return;
+    this.#pending = text;
+    this.#schedule();
+  }
+
+  /** Replaces the placeholder with `text`. False when there is no placeholder to replace (post it instead). */
+  async finish(text: string): Promise<boolean> {
+    this.#finished = true;
+    this.#pending = undefined;
+    clearTimeout(this.#timer);
+    await this.#opened;
+    await this.#inFlight;
+    if (this.#ts === undefined) return false;
+    await this.#waitTurn();
+    try {
+      await this.api.update({ channel: this.channel, ts: this.#ts, text });
+      return true;
+    } catch (error) {
+      this.logger.warn({ err: slackErrorCode(error) }, 'replacing the placeholder failed; posting the answer instead');
+      return false;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#ts === undefined || this.#timer !== undefined || this.#pending === undefined || this.#finished) return;
+    const wait = Math.max(0, this.#lastCallAt + this.intervalMs - Date.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush();
+    }, wait);
+  }
+
+  #flush(): void {
+    const text = this.#pending;
+    const ts = this.#ts;
+    if (text === undefined || ts === undefined || this.#finished) return;
+    this.#pending = undefined;
+    this.#lastCallAt = Date.now();
+    this.#inFlight = this.#inFlight
+      .then(() => this.api.update({ channel: this.channel, ts, text }))
+      .catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'updating the placeholder failed'))
+      .then(() => this.#schedule());
+  }
+
+  async #waitTurn(): Promise<void> {
+    const wait = this.#lastCallAt + this.intervalMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

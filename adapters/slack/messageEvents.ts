@@ -1,0 +1,88 @@
+// Messages and @mentions: which ones start or continue a chat, each handled exactly once.
+import type { App as BoltApp } from '@slack/bolt';
+import type { DeliveryDedupe } from './dedupe.ts';
+import { slackChatId, slackWorldId } from './ids.ts';
+import { eventEnvelopeSchema, messageEventSchema, unescapeSlack, type MessageEvent } from './payloads.ts';
+import { slackErrorCode } from './slackApi.ts';
+import { startTurn, type TurnDeps } from './turns.ts';
+
+export interface MessageEventDeps extends TurnDeps {
+  dedupe: DeliveryDedupe;
+  /** False while stopping: nothing new starts. */
+  accepting: () => boolean;
+}
+
+export const EMPTY_MENTION_TEXT = 'Mention me with a question, or use `/skills` to see what I can do here.';
+
+/** Subtypes that are still a person's message (others are edits, joins, deletions, bot posts…). */
+const PERSON_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
+
+function isDirect(event: MessageEvent): boolean {
+  return event.channel_type === 'im' || event.channel.startsWith('D');
+}
+
+function stripMention(text: string, botUserId: string): string {
+  return text.replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g'), '').trim();
+}
+
+interface Delivered {
+  event: MessageEvent;
+  eventId?: string;
+  teamId: string;
+  botUserId: string;
+}
+
+async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, botUserId }: Delivered): Promise<void> {
+  const userId = event.user;
+  if (!userId || event.bot_id || userId === botUserId) return;
+  if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype)) return;
+  const mentioned = event.type === 'app_mention' || event.text.includes(`<@${botUserId}`);
+  const threadTs = event.thread_ts ?? event.ts;
+  if (!mentioned && !isDirect(event)) {
+    // In a channel, only a reply in a thread the bot takes part in goes on without a mention.
+    if (event.thread_ts === undefined) return;
+    if (!(await deps.threads.has(slackChatId(slackWorldId(teamId, event.channel), threadTs)))) return;
+  }
+  const keys = [`message:${teamId}:${event.channel}:${event.ts}`, ...(eventId ? [`event:${eventId}`] : [])];
+  const delivery = await deps.dedupe.take(keys);
+  if (delivery === undefined) {
+    deps.logger.debug({ eventId, ts: event.ts }, 'duplicate Slack delivery dropped');
+    return;
+  }
+  const text = unescapeSlack(stripMention(event.text, botUserId));
+  try {
+    if (text === '') {
+      await deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT });
+    } else {
+      await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text });
+    }
+  } catch (error) {
+    await delivery.abandon();
+    throw error;
+  }
+  await delivery.done();
+}
+
+export function registerMessageEvents(bolt: BoltApp, deps: MessageEventDeps): void {
+  const listener = async ({ event, body, context }: { event: unknown; body: unknown; context: { teamId?: string; botUserId?: string } }) => {
+    if (!deps.accepting()) return;
+    const parsed = messageEventSchema.safeParse(event);
+    const envelope = eventEnvelopeSchema.safeParse(body);
+    if (!parsed.success) return;
+    const teamId = (envelope.success ? envelope.data.team_id : undefined) ?? context.teamId ?? parsed.data.team;
+    const botUserId = context.botUserId;
+    if (!teamId || !botUserId) {
+      deps.logger.warn({ type: parsed.data.type }, 'Slack event without a team or bot user id ignored');
+      return;
+    }
+    const eventId = envelope.success ? envelope.data.event_id : undefined;
+    // The event is already acknowledged (Bolt acks Events API requests first); the work goes on in the background.
+    deps.tasks.run('message event', () =>
+      handleDelivery(deps, { event: parsed.data, teamId, botUserId, ...(eventId ? { eventId } : {}) }).catch((error: unknown) => {
+        deps.logger.error({ err: slackErrorCode(error), eventId }, 'handling a Slack message failed');
+      }),
+    );
+  };
+  bolt.event('app_mention', listener);
+  bolt.event('message', listener);
+}

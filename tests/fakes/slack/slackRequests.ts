@@ -1,0 +1,172 @@
+// What Slack sends to a bot's Request URL: events, slash commands and button clicks, signed the way Slack signs
+// them (v0 HMAC-SHA256 of `v0:{timestamp}:{body}` in x-slack-signature, with x-slack-request-timestamp).
+import { createHmac, randomBytes } from 'node:crypto';
+
+export function slackSignature(signingSecret: string, timestamp: number, body: string): string {
+  return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+export interface SendOptions {
+  /** Seconds since the epoch; default now. */
+  timestamp?: number;
+  /** Override the signature (a forged or broken request). */
+  signature?: string;
+  /** Sets x-slack-retry-num / x-slack-retry-reason, as Slack's retries carry. */
+  retryNum?: number;
+  retryReason?: string;
+}
+
+export interface SlackResponse {
+  status: number;
+  text: string;
+  /** The body parsed as JSON, when it is JSON. */
+  json: unknown;
+}
+
+export interface UserMessage {
+  channel: string;
+  user: string;
+  text: string;
+  ts?: string;
+  threadTs?: string;
+  /** `channel` (default), `group`, `im`, `mpim`. */
+  channelType?: string;
+}
+
+export interface ClickInput {
+  user: string;
+  channel: string;
+  messageTs: string;
+  threadTs?: string;
+  actionId: string;
+  value: string;
+}
+
+export class SlackSender {
+  /** Message ts values start at a random second, so two senders (a restart test) never reuse one. */
+  #tsSecond = 1_712_000_000 + Math.floor(Math.random() * 1_000_000);
+  #tsCount = 0;
+
+  constructor(
+    /** The bot's Request URL, e.g. http://127.0.0.1:PORT/slack/events */
+    private readonly url: string,
+    private readonly signingSecret: string,
+    private readonly teamId: string,
+    private readonly botUserId: string,
+  ) {}
+
+  /** A fresh message ts, shaped like Slack's and distinct from the fake Web API's (1800000000.*). */
+  nextTs(): string {
+    this.#tsCount += 1;
+    return `${this.#tsSecond}.${String(this.#tsCount).padStart(6, '0')}`;
+  }
+
+  async send(body: string, contentType: string, options: SendOptions = {}): Promise<SlackResponse> {
+    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': contentType,
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': options.signature ?? slackSignature(this.signingSecret, timestamp, body),
+    };
+    if (options.retryNum !== undefined) headers['x-slack-retry-num'] = String(options.retryNum);
+    if (options.retryReason !== undefined) headers['x-slack-retry-reason'] = options.retryReason;
+    const response = await fetch(this.url, { method: 'POST', headers, body });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, text, json };
+  }
+
+  /** An Events API envelope around `event`. Returns the response and the event id used. */
+  async event(event: Record<string, unknown>, options: SendOptions & { eventId?: string } = {}): Promise<SlackResponse & { eventId: string }> {
+    const eventId = options.eventId ?? `Ev${randomBytes(5).toString('hex').toUpperCase()}`;
+    const body = JSON.stringify({
+      token: 'legacy-verification-token',
+      team_id: this.teamId,
+      api_app_id: 'AFAKEAPP',
+      event,
+      type: 'event_callback',
+      event_id: eventId,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ enterprise_id: null, team_id: this.teamId, user_id: this.botUserId, is_bot: true, is_enterprise_install: false }],
+      is_ext_shared_channel: false,
+    });
+    return { ...(await this.send(body, 'application/json', options)), eventId };
+  }
+
+  /** A `message` event (message.channels / message.im …). */
+  message(input: UserMessage, options: SendOptions & { eventId?: string } = {}): Promise<SlackResponse & { eventId: string }> {
+    return this.event(messageEvent('message', { ...input, ts: input.ts ?? this.nextTs() }), options);
+  }
+
+  /** An `app_mention` event (Slack sends it besides the `message` event when the bot is @mentioned). */
+  mention(input: UserMessage, options: SendOptions & { eventId?: string } = {}): Promise<SlackResponse & { eventId: string }> {
+    return this.event(messageEvent('app_mention', { ...input, ts: input.ts ?? this.nextTs() }), options);
+  }
+
+  /** A slash command's form body. */
+  command(command: string, text: string, where: { channel: string; user: string; responseUrl?: string }, options: SendOptions = {}): Promise<SlackResponse> {
+    const form = new URLSearchParams({
+      token: 'legacy-verification-token',
+      team_id: this.teamId,
+      team_domain: 'fake',
+      channel_id: where.channel,
+      channel_name: 'general',
+      user_id: where.user,
+      user_name: where.user.toLowerCase(),
+      command,
+      text,
+      api_app_id: 'AFAKEAPP',
+      is_enterprise_install: 'false',
+      response_url: where.responseUrl ?? 'http://127.0.0.1:9/unused',
+      trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
+    });
+    return this.send(form.toString(), 'application/x-www-form-urlencoded', options);
+  }
+
+  /** A `block_actions` payload for a button click on a message. */
+  click(input: ClickInput, options: SendOptions = {}): Promise<SlackResponse> {
+    const payload = {
+      type: 'block_actions',
+      user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: this.teamId },
+      api_app_id: 'AFAKEAPP',
+      token: 'legacy-verification-token',
+      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+      trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
+      team: { id: this.teamId, domain: 'fake' },
+      channel: { id: input.channel, name: 'general' },
+      message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+      response_url: 'http://127.0.0.1:9/unused',
+      actions: [
+        {
+          action_id: input.actionId,
+          block_id: 'hitl',
+          text: { type: 'plain_text', text: input.actionId },
+          value: input.value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
+    };
+    return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
+  }
+}
+
+function messageEvent(type: 'message' | 'app_mention', input: UserMessage & { ts: string }): Record<string, unknown> {
+  const ts = input.ts;
+  return {
+    type,
+    user: input.user,
+    text: input.text,
+    ts,
+    event_ts: ts,
+    channel: input.channel,
+    ...(type === 'message' ? { channel_type: input.channelType ?? 'channel' } : {}),
+    ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    blocks: [],
+  };
+}

@@ -1,0 +1,105 @@
+// Mentions, thread replies and DMs, end to end through the real Bolt over HTTP and both fakes.
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
+import { ALICE, BOB, CHANNEL, DM, makeSkillsDir, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+
+let slack: FakeSlack;
+let anthropic: FakeAnthropic;
+let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let bot: SlackBot;
+
+beforeAll(async () => {
+  slack = await startFakeSlack();
+  anthropic = await startFakeAnthropic();
+  skills = await makeSkillsDir();
+  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
+});
+afterAll(async () => {
+  await bot.stop();
+  await slack.close();
+  await anthropic.close();
+  await skills.remove();
+});
+afterEach(() => {
+  anthropic.setBrain((req) => textReply(`echo: ${lastUserText(req) ?? ''}`));
+});
+
+describe('Slack conversations', () => {
+  it('answers an @mention in the thread of that message, without the mention in what Claude reads', async () => {
+    anthropic.setBrain((req) => textReply(`echo: ${lastUserText(req) ?? ''}`));
+    const ts = bot.sender.nextTs();
+    const response = await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> how are you?` });
+    expect(response.status).toBe(200);
+    const reply = await waitForReply(slack, CHANNEL, ts, 'echo: how are you?');
+    expect(reply.threadTs).toBe(ts);
+    expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
+  });
+
+  it('continues a thread it takes part in without a mention, with the earlier turn in the history', async () => {
+    const root = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts: root, text: `<@${slack.info.botUserId}> remember the word kiwi` });
+    await waitForReply(slack, CHANNEL, root, 'echo: remember the word kiwi');
+
+    let history: string[] = [];
+    anthropic.setBrain((req) => {
+      history = req.messages.map((message) => JSON.stringify(message.content));
+      return textReply('the word was kiwi');
+    });
+    await bot.sender.message({ channel: CHANNEL, user: BOB, threadTs: root, text: 'what was the word?' });
+    await waitForReply(slack, CHANNEL, root, 'the word was kiwi');
+    expect(history.join('\n')).toContain('kiwi');
+    expect(repliesIn(slack, CHANNEL, root)).toHaveLength(2);
+  });
+
+  it('ignores channel messages without a mention, and threads it does not take part in', async () => {
+    const requestsBefore = anthropic.requests.length;
+    const postsBefore = slack.messages.length;
+    const root = bot.sender.nextTs();
+    await bot.sender.message({ channel: CHANNEL, user: ALICE, ts: root, text: 'just chatting with people' });
+    await bot.sender.message({ channel: CHANNEL, user: BOB, threadTs: root, text: 'a reply among people' });
+    await delay(300);
+    expect(anthropic.requests.length).toBe(requestsBefore);
+    expect(slack.messages.length).toBe(postsBefore);
+  });
+
+  it('answers a DM in the thread of that message', async () => {
+    const ts = bot.sender.nextTs();
+    await bot.sender.message({ channel: DM, user: ALICE, ts, text: 'hello in private', channelType: 'im' });
+    const reply = await waitForReply(slack, DM, ts, 'echo: hello in private');
+    expect(reply.threadTs).toBe(ts);
+  });
+
+  it('gives one reply for the message + app_mention pair a mention produces', async () => {
+    const ts = bot.sender.nextTs();
+    const text = `<@${slack.info.botUserId}> only once please`;
+    await Promise.all([
+      bot.sender.message({ channel: CHANNEL, user: ALICE, ts, text }),
+      bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text }),
+    ]);
+    await waitForReply(slack, CHANNEL, ts, 'echo: only once please');
+    await delay(300);
+    expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
+  });
+
+  it('shows model markdown as mrkdwn and neutralises broadcasts', async () => {
+    anthropic.setBrain(() => textReply('## Result\n**done** <!channel> see [docs](https://example.com/a_b)'));
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> format please` });
+    const reply = await waitForReply(slack, CHANNEL, ts, /Result/);
+    expect(reply.text).toBe('*Result*\n*done* &lt;!channel&gt; see <https://example.com/a_b|docs>');
+  });
+
+  it('splits a long answer into several messages under Slack\'s limit, in order', async () => {
+    const paragraphs = Array.from({ length: 30 }, (_, index) => `Paragraph ${index}: ${'lorem ipsum '.repeat(30).trim()}`);
+    anthropic.setBrain(() => textReply(paragraphs.join('\n\n')));
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> write a lot` });
+    await slack.waitFor(() => repliesIn(slack, CHANNEL, ts).some((message) => message.text.includes('Paragraph 29:')), { what: 'the last part' });
+    const parts = repliesIn(slack, CHANNEL, ts);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(4000);
+    expect(parts.map((part) => part.text).join('\n\n')).toBe(paragraphs.join('\n\n'));
+  });
+});
