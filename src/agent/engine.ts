@@ -11,7 +11,7 @@ import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
 import { runLoop } from './loop.ts';
 import { ModelRequestError, type RetryPolicy } from './modelCall.ts';
-import { explicitSkillOpening } from './opening.ts';
+import { turnOpening } from './opening.ts';
 import { runSkillTool } from './skillTools.ts';
 import { buildSystemPrompt } from './systemPrompt.ts';
 import { TOOL_DEFINITIONS } from './tools.ts';
@@ -30,10 +30,13 @@ export interface EngineDeps extends ToolDeps {
 
 export interface TurnOutcome {
   turnId: string;
-  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped';
+  /** `failed`: our own side broke (store, platform); the user was told, the error logged. */
+  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'failed';
   reply: string;
   usage: UsageTotals;
   durationMs: number;
+  /** Of durationMs, the time spent waiting on the model. */
+  modelMs: number;
 }
 
 const unreachableReply =
@@ -50,7 +53,7 @@ export class Engine {
 
   /** Queues a message on its chat; resolves when its turn is over. Never rejects for model or skill failures. */
   handleMessage(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
-    return this.deps.queue.enqueue(message.chatId, () => this.runTurn(message, sink));
+    return this.deps.queue.enqueue(message.chatId, () => this.guardedTurn(message, sink));
   }
 
   /** Running token totals of a chat. */
@@ -64,10 +67,24 @@ export class Engine {
     return buildSystemPrompt(this.catalogs.forWorld(snapshot, worldSettings(this.deps.config, worldId)));
   }
 
-  private async runTurn(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
+  /** A turn whose own failures (store down, platform refusing a post) end in one message to the user, not a throw. */
+  private async guardedTurn(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
     const started = performance.now();
     const turnId = randomUUID().slice(0, 8);
     const log = this.deps.logger.child({ chatId: message.chatId, turnId });
+    try {
+      return await this.runTurn(message, sink, turnId, log, started);
+    } catch (error) {
+      log.error({ err: error }, 'turn failed');
+      const reply = 'Something went wrong on my side and this message was not answered. Please try again in a moment.';
+      await Promise.resolve()
+        .then(() => sink.reply(reply))
+        .catch((sinkError: unknown) => log.error({ err: sinkError }, 'could not tell the user about the failure'));
+      return { turnId, status: 'failed', reply, usage: emptyUsage(), durationMs: performance.now() - started, modelMs: 0 };
+    }
+  }
+
+  private async runTurn(message: IncomingMessage, sink: TurnSink, turnId: string, log: Logger, started: number): Promise<TurnOutcome> {
     const settings = worldSettings(this.deps.config, message.worldId);
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
@@ -81,9 +98,7 @@ export class Engine {
       progress: (text) => void Promise.resolve(sink.progress(text)).catch((error) => log.warn({ err: error }, 'progress update failed')),
     };
     const history = await this.deps.history.load(message.chatId);
-    const opening: MessageParam[] = message.skill
-      ? await explicitSkillOpening(this.deps, turn, message)
-      : [{ role: 'user', content: message.text }];
+    const opening: MessageParam[] = await turnOpening(this.deps, turn, message, history);
     const system = buildSystemPrompt(this.catalogs.forWorld(snapshot, settings));
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     const result = await runLoop({
@@ -139,10 +154,11 @@ export class Engine {
         cacheRead: usage.cacheRead,
         cacheCreation: usage.cacheCreation,
         ms: Math.round(durationMs),
+        modelMs: Math.round(result.modelMs),
       },
       'turn finished',
     );
-    return { turnId, status, reply, usage, durationMs };
+    return { turnId, status, reply, usage, durationMs, modelMs: result.modelMs };
   }
 
   /** Whether a world may use a skill (adapters use it for `/skills` and `/skill`). */

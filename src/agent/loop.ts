@@ -41,9 +41,9 @@ export interface LoopInput {
 }
 
 export type LoopResult =
-  | { ok: true; reply: string; messages: MessageParam[]; usage: UsageTotals; rounds: number; capped: boolean }
+  | { ok: true; reply: string; messages: MessageParam[]; usage: UsageTotals; rounds: number; capped: boolean; modelMs: number }
   /** The model failed; `messages` holds what the turn produced before that (at least the user's message). */
-  | { ok: false; error: Error; messages: MessageParam[]; usage: UsageTotals; rounds: number };
+  | { ok: false; error: Error; messages: MessageParam[]; usage: UsageTotals; rounds: number; modelMs: number };
 
 /** Marks the last block of the last message as a cache breakpoint (on a copy: history stays clean). */
 function withCacheBreakpoint(messages: MessageParam[]): MessageParam[] {
@@ -70,8 +70,11 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const turn: MessageParam[] = [...input.opening];
   const usage = emptyUsage();
   let rounds = 0;
+  // Time spent waiting on the model (retries and backoff included), so the rest is the core's own overhead.
+  let modelMs = 0;
   for (;;) {
     let message;
+    const callStarted = performance.now();
     try {
       message = await streamMessage(
         input.client,
@@ -86,8 +89,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         input.retry ?? DEFAULT_RETRY,
       );
     } catch (error) {
-      return { ok: false, error: error as Error, messages: turn, usage, rounds };
+      return { ok: false, error: error as Error, messages: turn, usage, rounds, modelMs: modelMs + performance.now() - callStarted };
     }
+    modelMs += performance.now() - callStarted;
     addApiUsage(usage, message.usage);
     const content = message.content.filter((block) => block.type !== 'text' || block.text !== '');
     if (content.length > 0) turn.push({ role: 'assistant', content: content as ContentBlockParam[] });
@@ -97,7 +101,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       .join('')
       .trim();
     if (toolUses.length === 0) {
-      return { ok: true, reply: text, messages: turn, usage, rounds, capped: false };
+      return { ok: true, reply: text, messages: turn, usage, rounds, capped: false, modelMs };
     }
     const results: ToolResultBlockParam[] = [];
     for (const use of toolUses) {
@@ -108,7 +112,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     }
     turn.push({ role: 'user', content: results });
     if (rounds >= input.maxToolRounds) {
-      return { ok: true, reply: [text, capMessage(rounds)].filter(Boolean).join('\n\n'), messages: turn, usage, rounds, capped: true };
+      return { ok: true, reply: [text, capMessage(rounds)].filter(Boolean).join('\n\n'), messages: turn, usage, rounds, capped: true, modelMs };
     }
   }
 }

@@ -1,29 +1,29 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { activateForTurn, type TurnActivationDeps } from '../lifecycle/activation.ts';
 import type { IncomingMessage } from '../platform.ts';
-import { loadSkillForTurn } from './skillTools.ts';
-import type { ToolDeps, TurnContext } from './turnContext.ts';
+import type { TurnContext } from './turnContext.ts';
 
 /**
- * `/skill ID args`: the runtime loads the skill itself and hands the model the result as if it had called
- * load_skill, so the model spends no round trip and skill content still enters only as a tool result.
+ * The messages that open a turn. `/skill ID args` and messages that match a skill's triggers are turned into
+ * a runtime-made load_skill exchange (preflight run, hooks fired), so the model spends no round trip and skill
+ * content still enters only as a tool result. Otherwise the opening is the user's message alone.
  */
-export async function explicitSkillOpening(deps: ToolDeps, turn: TurnContext, message: IncomingMessage): Promise<MessageParam[]> {
-  const skill = message.skill;
-  if (!skill) return [{ role: 'user', content: message.text }];
-  const toolUseId = `toolu_skill_${turn.turnId}`;
-  const envelope = await loadSkillForTurn(deps, turn, skill.id);
-  const request = skill.args.trim()
-    ? `Use it now for this request: ${skill.args.trim()}`
-    : 'Use it now.';
-  return [
-    { role: 'user', content: message.text.trim() || `/skill ${skill.id} ${skill.args}`.trim() },
-    { role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'load_skill', input: { skill_id: skill.id } }] },
-    {
-      role: 'user',
-      content: [
-        { type: 'tool_result', tool_use_id: toolUseId, content: envelope.content, is_error: envelope.isError },
-        { type: 'text', text: `I asked for the skill "${skill.id}" explicitly. ${request}` },
-      ],
-    },
-  ];
+export async function turnOpening(
+  deps: TurnActivationDeps,
+  turn: TurnContext,
+  message: IncomingMessage,
+  history: readonly MessageParam[],
+): Promise<MessageParam[]> {
+  const activation = await activateForTurn(deps, turn, message, history);
+  if (activation.triggered.length > 0) {
+    deps.logger.info(
+      {
+        chatId: turn.chatId,
+        turnId: turn.turnId,
+        triggered: activation.triggered.map((match) => ({ skill: match.skillId, score: match.score, matched: match.matched })),
+      },
+      'message triggered skills',
+    );
+  }
+  return activation.messages;
 }

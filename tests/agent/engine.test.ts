@@ -145,3 +145,13 @@ describe('the turn queue', () => {
     expect(maxInFlight).toBeGreaterThan(1);
   });
 });
+
+describe('our own failures', () => {
+  it('tells the user once when the store is gone, and does not throw', async () => {
+    harness = await startHarness();
+    await harness.app.store.close();
+    const { reply, status } = await harness.say('hello?');
+    expect(status).toBe('failed');
+    expect(reply).toMatch(/went wrong on my side/);
+  });
+});

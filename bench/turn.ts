@@ -1,0 +1,83 @@
+// npm run bench:turn — the core's own cost per turn, against a zero-latency fake model in another thread.
+// Prints turns/s, core overhead per turn (time not spent waiting on the model) p50/p99, RSS per active chat,
+// and the cache-read share of input tokens over a 10-turn chat.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { silentLogger } from '../src/log.ts';
+import type { TurnSink } from '../src/platform.ts';
+import { writeSkills } from '../tests/agent/harness.ts';
+
+const CHATS = Number(process.env.BENCH_CHATS ?? 200);
+const TURNS_PER_CHAT = Number(process.env.BENCH_TURNS ?? 10);
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+const dir = await mkdtemp(join(tmpdir(), 'skillbot-bench-turn-'));
+await writeSkills(
+  join(dir, 'skills'),
+  Array.from({ length: 50 }, (_, i) => ({
+    name: `skill-${String(i).padStart(2, '0')}`,
+    description: `Does task number ${i} for the team: a realistic one-line description of what it is for.`,
+    body: `# Skill ${i}\nInstructions.`,
+  })),
+);
+const worker = new Worker(new URL('./fakeWorker.mjs', import.meta.url), { workerData: { reply: 'ok, done.' } });
+const { url } = await new Promise<{ url: string }>((resolve) => worker.once('message', resolve));
+
+const config = loadConfig({ ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: url, SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://' });
+const app = await createApp(config, silentLogger(), { watchSkills: false });
+const sink: TurnSink = { progress() {}, async reply() {} };
+
+// Warm up the SDK, the JIT and the connection pool.
+await Promise.all(Array.from({ length: 20 }, (_, i) => app.engine.handleMessage({ worldId: 'terminal:local', chatId: `terminal:local/warm${i}`, userId: 'U', text: 'hi' }, sink)));
+
+// Core overhead, measured one turn at a time so that other turns' work does not count as this one's.
+const overheads: number[] = [];
+for (let turn = 0; turn < 300; turn++) {
+  const outcome = await app.engine.handleMessage({ worldId: 'terminal:local', chatId: `terminal:local/solo${turn % 30}`, userId: 'U', text: `solo ${turn}` }, sink);
+  overheads.push(outcome.durationMs - outcome.modelMs);
+}
+
+global.gc?.();
+const rssBefore = process.memoryUsage().rss;
+const cacheShares: number[] = [];
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: CHATS }, async (_, chat) => {
+    const usage = { read: 0, prompt: 0 };
+    for (let turn = 0; turn < TURNS_PER_CHAT; turn++) {
+      const outcome = await app.engine.handleMessage(
+        { worldId: 'terminal:local', chatId: `terminal:local/chat${chat}`, userId: 'U', text: `message ${turn} of a realistic length for a chat turn` },
+        sink,
+      );
+      if (outcome.status !== 'answered') throw new Error(`turn failed: ${outcome.status}`);
+      if (turn >= 1) {
+        usage.read += outcome.usage.cacheRead;
+        usage.prompt += outcome.usage.input + outcome.usage.cacheRead + outcome.usage.cacheCreation;
+      }
+    }
+    cacheShares.push(usage.read / usage.prompt);
+  }),
+);
+const seconds = (performance.now() - started) / 1000;
+const rssAfter = process.memoryUsage().rss;
+const turns = CHATS * TURNS_PER_CHAT;
+
+console.log(`bench:turn — ${turns} turns over ${CHATS} concurrent chats (${TURNS_PER_CHAT} turns each), 50 skills, memory store`);
+console.log(`turns/s (${CHATS} chats at once)       ${(turns / seconds).toFixed(0)}`);
+console.log(`core overhead per turn p50      ${percentile(overheads, 50).toFixed(2)} ms (300 turns, one at a time)`);
+console.log(`core overhead per turn p99      ${percentile(overheads, 99).toFixed(2)} ms`);
+console.log(`RSS per active chat             ${((rssAfter - rssBefore) / CHATS / 1024).toFixed(1)} KiB (RSS ${mb(rssBefore)} → ${mb(rssAfter)} MiB)`);
+console.log(`cache-read share, turns 2-10    ${(percentile(cacheShares, 50) * 100).toFixed(1)}% (median chat), ${(Math.min(...cacheShares) * 100).toFixed(1)}% (worst chat)`);
+
+await app.close();
+worker.postMessage('close');
+await rm(dir, { recursive: true, force: true });
