@@ -1,4 +1,5 @@
-import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 
 /** The model stayed unreachable (or overloaded) through every retry. */

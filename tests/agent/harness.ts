@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
-import type { IncomingMessage, TurnSink } from '../../src/platform.ts';
+import type { IncomingMessage } from '../../src/platform.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
 
 export interface SkillFixture {
