@@ -9,6 +9,7 @@ import { ApprovalRuntime } from './hitl/approvals.ts';
 import { createAuditLog } from './hitl/audit.ts';
 import { createGrants } from './hitl/grants.ts';
 import type { Logger } from './log.ts';
+import { Metrics } from './metrics.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { createStore } from './store/createStore.ts';
 import type { Store } from './store/types.ts';
@@ -21,6 +22,7 @@ export interface App {
   registry: SkillRegistry;
   approvals: ApprovalRuntime;
   engine: Engine;
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     logger,
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
   });
+  const metrics = new Metrics();
+  approvals.on('hitl-option-resolved', (record) => metrics.approvals.inc({ outcome: record.outcome ?? 'unknown' }));
   await approvals.expireStale();
   const client = new Anthropic({
     apiKey: config.anthropic.apiKey ?? null,
@@ -61,6 +65,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     registry,
     history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
     queue: new TurnQueue(),
+    metrics,
     executor: createExecutor({ timeoutMs: config.scriptTimeoutMs, logger }),
     approvals,
     grants,
@@ -76,6 +81,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     registry,
     approvals,
     engine,
+    metrics,
     async close() {
       await approvals.close();
       await registry.close();

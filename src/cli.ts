@@ -76,6 +76,9 @@ async function start(host: CliHost, config: Config, logger: Logger): Promise<num
     const ok = store && running.length === wanted.length && running.every((platform) => platform.ready());
     return { ok, detail: { store, platforms } };
   });
+  http.route('GET', '/metrics', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(app.metrics.render());
+  });
   for (const platform of wanted) running.push(await platform.start(app, http));
   const port = await http.listen(config.port, config.host);
   logger.info({ port, platforms: wanted.map((platform) => platform.name) }, 'skillbot started');

@@ -5,6 +5,7 @@ import { type Config, worldAllowsSkill, worldSettings } from '../config.ts';
 import type { History } from '../chats/history.ts';
 import type { TurnQueue } from '../chats/turnQueue.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import type { IncomingMessage, TurnSink } from '../platform.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
@@ -25,6 +26,7 @@ export interface EngineDeps extends ToolDeps {
   registry: SkillRegistry;
   history: History;
   queue: TurnQueue;
+  metrics?: Metrics;
   retry?: RetryPolicy;
 }
 
@@ -80,7 +82,9 @@ export class Engine {
       await Promise.resolve()
         .then(() => sink.reply(reply))
         .catch((sinkError: unknown) => log.error({ err: sinkError }, 'could not tell the user about the failure'));
-      return { turnId, status: 'failed', reply, usage: emptyUsage(), durationMs: performance.now() - started, modelMs: 0 };
+      const durationMs = performance.now() - started;
+      this.record('failed', durationMs, 0, emptyUsage());
+      return { turnId, status: 'failed', reply, usage: emptyUsage(), durationMs, modelMs: 0 };
     }
   }
 
@@ -144,6 +148,7 @@ export class Engine {
     }
     await sink.reply(reply);
     const durationMs = performance.now() - started;
+    this.record(status, durationMs, result.modelMs, usage);
     log.info(
       {
         status,
@@ -159,6 +164,16 @@ export class Engine {
       'turn finished',
     );
     return { turnId, status, reply, usage, durationMs, modelMs: result.modelMs };
+  }
+
+  private record(status: TurnOutcome['status'], durationMs: number, modelMs: number, usage: UsageTotals): void {
+    const metrics = this.deps.metrics;
+    if (!metrics) return;
+    metrics.turns.inc({ status });
+    metrics.turnSeconds.observe(durationMs / 1000);
+    metrics.modelSeconds.observe(modelMs / 1000);
+    metrics.cacheReadTokens.inc({}, usage.cacheRead);
+    metrics.cacheCreationTokens.inc({}, usage.cacheCreation);
   }
 
   /** Whether a world may use a skill (adapters use it for `/skills` and `/skill`). */

@@ -155,3 +155,14 @@ describe('our own failures', () => {
     expect(reply).toMatch(/went wrong on my side/);
   });
 });
+
+describe('metrics', () => {
+  it('counts turns by status and cache tokens', async () => {
+    harness = await startHarness();
+    await harness.say('one');
+    await harness.say('two');
+    const text = harness.app.metrics.render();
+    expect(text).toContain('skillbot_turns_total{status="answered"} 2');
+    expect(harness.app.metrics.cacheReadTokens.get()).toBeGreaterThan(0);
+  });
+});
