@@ -1,0 +1,132 @@
+// Activating one skill in a chat: what load_skill does (the same envelope, the same approval for bundled
+// code), plus the lifecycle around it. In order: one approval question for the skill's scripts, preflight
+// commands and hooks; pre_context hooks; preflight steps; the scripts the body names; the envelope with the
+// preflight context and variables; the chat's record of active skills; post_context hooks.
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { worldAllowsSkill } from '../config.ts';
+import {
+  authorizeSkillCode,
+  hookItems,
+  hookScope,
+  runApprovedScripts,
+  type ScriptCall,
+} from '../agent/skillRuns.ts';
+import type { ToolDeps, TurnContext } from '../agent/turnContext.ts';
+import type { AuthorizeResult } from '../hitl/gate.ts';
+import type { ApprovalItem } from '../hitl/types.ts';
+import { renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
+import { HOOK_EVENTS, type PreflightStep, type Skill } from '../skills/types.ts';
+import type { Store } from '../store/types.ts';
+import { type ActivationVia, recordActivation } from './chatSkills.ts';
+import { describeHookFailures, fireHooks, type HookDetails } from './hooks.ts';
+import { runPreflight } from './preflight.ts';
+import { substitutePreflightVariables } from './substitution.ts';
+
+export interface ActivationDeps extends ToolDeps {
+  store: Store;
+}
+
+export interface SkillActivation {
+  skillId: string;
+  via: ActivationVia;
+  /** The load_skill result the model reads. */
+  result: { content: string; isError: boolean };
+  /** Why a required preflight step stopped the activation; the skill was not activated then. */
+  aborted?: string;
+  /** Failures the model should know of (hooks that failed); the activation went on. */
+  notes: string[];
+}
+
+export interface ActivationRequest {
+  skill: Skill;
+  via: ActivationVia;
+  /** Trigger phrases the message matched. */
+  matched?: string[];
+  /** The chat's history as the model will see it (read by the recent_messages tool). */
+  history: readonly MessageParam[];
+}
+
+/** Every piece of the skill's code, for the one question: scripts, then preflight commands, then hooks. */
+export function activationItems(skill: Skill): ApprovalItem[] {
+  const commands = skill.preflight.filter((step): step is PreflightStep & { command: string } => step.command !== undefined);
+  return [
+    ...skill.scripts.map((path): ApprovalItem => ({ kind: 'script', path, args: [] })),
+    ...commands.map((step): ApprovalItem => ({ kind: 'preflight', path: step.command, args: step.args })),
+    ...hookItems(skill, HOOK_EVENTS),
+  ];
+}
+
+function notApproved(decision: AuthorizeResult): string {
+  if (decision.outcome === 'timeout') return 'its code was not approved: nobody answered in time';
+  if (decision.outcome === 'expired') return 'its code was not approved: the approval expired';
+  return `its code was not approved${decision.decidedBy === undefined ? '' : ` (declined by ${decision.decidedBy})`}`;
+}
+
+/** Never throws for a step's, script's or hook's failure: they are part of the result. */
+export async function activateSkill(deps: ActivationDeps, turn: TurnContext, request: ActivationRequest): Promise<SkillActivation> {
+  const { skill, via } = request;
+  const items = activationItems(skill);
+  // A skill without bundled code has nothing to approve: no question is asked.
+  const decision: AuthorizeResult = items.length > 0 ? await authorizeSkillCode(deps, turn, skill, items) : { allowed: true, outcome: 'granted' };
+  const scope = hookScope(turn, skill, decision);
+  const activation: HookDetails['activation'] = { via, ...(request.matched ? { matched: request.matched } : {}) };
+  const notes: string[] = [];
+  notes.push(...describeHookFailures(await fireHooks(deps, scope, 'pre_context', { activation })));
+
+  turn.progress(`Preparing skill ${skill.id}…`);
+  const preflight = await runPreflight({
+    skill,
+    executor: deps.executor,
+    approval: decision.allowed ? { allowed: true } : { allowed: false, reason: notApproved(decision) },
+    env: scope.env,
+    tools: {
+      worldId: turn.worldId,
+      chatId: turn.chatId,
+      history: request.history,
+      skills: turn.snapshot.list().filter((candidate) => worldAllowsSkill(turn.settings, candidate.id)),
+      now: new Date(),
+    },
+    onCommand: (step, result) =>
+      deps.audit.record({
+        at: Date.now(),
+        kind: 'run',
+        worldId: turn.worldId,
+        chatId: turn.chatId,
+        skillId: skill.id,
+        skillHash: skill.hash,
+        items: [{ kind: 'preflight', path: step.command ?? '', args: step.args }],
+        requestedBy: turn.requesterId,
+        outcome: result.status,
+        exitCode: result.exitCode,
+        durationMs: result.durationMs,
+        turnId: turn.turnId,
+        ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
+      }),
+  });
+  for (const failure of preflight.failures) {
+    deps.logger.warn({ chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, step: failure.label, reason: failure.reason }, 'preflight step failed');
+    await fireHooks(deps, scope, 'on_error', { activation, error: { source: 'preflight', message: `${failure.label}: ${failure.reason}` } });
+  }
+  if (!preflight.ok) {
+    const reason = `The skill "${skill.id}" was not activated: its preflight step "${preflight.failure.label}" failed: ${preflight.failure.reason}.`;
+    return {
+      skillId: skill.id,
+      via,
+      result: { content: renderSkillFailure(skill.id, 'error', 'preflight_failed', reason, { step: preflight.failure.label }), isError: true },
+      aborted: reason,
+      notes,
+    };
+  }
+
+  const calls: ScriptCall[] = skill.scripts.map((script) => ({ script, args: [] }));
+  const scriptOutputs = calls.length > 0 ? await runApprovedScripts(deps, turn, skill, calls, decision, true) : [];
+  const content = renderSkillContext(skill, {
+    scriptOutputs,
+    preflightContext: preflight.context,
+    ...(preflight.variables.size > 0 ? { bodyOverride: substitutePreflightVariables(skill.body, preflight.variables) } : {}),
+  });
+  await recordActivation(deps.store, turn.chatId, { id: skill.id, hash: skill.hash, via });
+  notes.push(...describeHookFailures(await fireHooks(deps, scope, 'post_context', { activation, result: { status: 'loaded' } })));
+  deps.logger.info({ chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, via, matched: request.matched }, 'skill activated');
+  return { skillId: skill.id, via, result: { content, isError: false }, notes };
+}
