@@ -1,0 +1,116 @@
+import { type AutocompleteInteraction, type ChatInputCommandInteraction, type Interaction, MessageFlags } from 'discord.js';
+import type { Engine } from '../../src/agent/engine.ts';
+import type { Logger } from '../../src/log.ts';
+import type { SkillRegistry } from '../../src/skills/registry.ts';
+import { answerApprovalClick, type DiscordApprovalPresenter } from './approvals.ts';
+import type { ApprovalRuntime } from '../../src/hitl/approvals.ts';
+import type { ChatActivity } from './chatActivity.ts';
+import { skillChoices, skillList } from './commands.ts';
+import type { DiscordApi } from './discordApi.ts';
+import { threadName } from './messages.ts';
+import { ChannelOutlet, InteractionOutlet, type Outlet } from './outlets.ts';
+import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
+import { splitMessage } from './split.ts';
+import type { TurnRunner } from './turns.ts';
+
+export interface InteractionDeps {
+  engine: Engine;
+  registry: SkillRegistry;
+  approvals: ApprovalRuntime;
+  presenter: DiscordApprovalPresenter;
+  activity: ChatActivity;
+  api: DiscordApi;
+  threads: ThreadDirectory;
+  turns: TurnRunner;
+  log: Logger;
+}
+
+const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
+  locate(channelFactsOf(interaction.channel, interaction.channelId ?? '', interaction.guildId), deps.threads);
+
+/** Quotes a user's words under the command, clipped: the message the thread hangs on. */
+function quote(text: string): string {
+  const clipped = text.length > 300 ? `${text.slice(0, 299)}…` : text;
+  return clipped.split('\n').map((line) => `> ${line}`).join('\n');
+}
+
+async function listSkills(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const worldId = worldOf(await whereOf(interaction, deps));
+  const [first = '', ...rest] = splitMessage(worldId === undefined ? 'I cannot tell which channel this is.' : skillList(deps.engine.allowedSkills(worldId)));
+  await interaction.editReply({ content: first });
+  for (const chunk of rest) await interaction.followUp({ content: chunk, flags: MessageFlags.Ephemeral });
+}
+
+/** Names a skill that does not exist: answered privately at once, before any model call. */
+async function refuseUnknownSkill(interaction: ChatInputCommandInteraction, id: string, deps: InteractionDeps): Promise<void> {
+  const closest = deps.registry.current().closest(id, 3);
+  const hint = closest.length > 0 ? ` Did you mean ${closest.map((candidate) => `\`${candidate}\``).join(', ')}?` : '';
+  await interaction.reply({ content: `There is no skill \`${id}\`.${hint} \`/skills\` lists them.`, flags: MessageFlags.Ephemeral });
+}
+
+/**
+ * `/ask` and `/skill`. Deferred first (the 3-second rule). In a text channel the reply quotes the request and a
+ * public thread opens on it, where the turn runs; in a bot thread or a DM the reply itself carries the answer.
+ */
+async function startTurn(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
+  const skillId = interaction.commandName === 'skill' ? interaction.options.getString('id', true).trim() : undefined;
+  if (skillId !== undefined && !deps.registry.current().get(skillId)) return refuseUnknownSkill(interaction, skillId, deps);
+  const args = interaction.options.getString(skillId === undefined ? 'prompt' : 'args') ?? '';
+  const text = skillId === undefined ? args : `/skill ${skillId} ${args}`.trim();
+  const response = await interaction.deferReply({ withResponse: true });
+  const originalId = response.resource?.message?.id;
+  const location = await whereOf(interaction, deps);
+  const worldId = worldOf(location);
+  if (worldId === undefined) {
+    await interaction.editReply({ content: 'I cannot work in this kind of channel.' });
+    return;
+  }
+  if (skillId !== undefined && !deps.engine.allowedSkills(worldId).some((skill) => skill.id === skillId)) {
+    await interaction.editReply({ content: `The skill \`${skillId}\` is not enabled in this channel.` });
+    return;
+  }
+  let place: Place;
+  let outlet: Outlet;
+  if (location.kind === 'channel') {
+    await interaction.editReply({ content: skillId === undefined ? quote(args) : `\`/skill ${skillId}\`${args ? `\n${quote(args)}` : ''}` });
+    if (originalId === undefined) throw new Error('Discord did not say which message answers the command');
+    const threadId = await deps.api.startThread(location.channelId, originalId, threadName(args, skillId ?? `Question from ${interaction.user.username}`));
+    place = threadPlace(location.guildId, location.channelId, threadId);
+    await deps.threads.remember(place, interaction.user.id);
+    outlet = new ChannelOutlet(deps.api, threadId, deps.log);
+  } else if (location.kind === 'unknown') {
+    return;
+  } else {
+    place = location.place;
+    if (location.kind === 'otherThread') await deps.threads.remember(place, interaction.user.id);
+    const channel = new ChannelOutlet(deps.api, place.channelId, deps.log);
+    outlet = new InteractionOutlet(interaction, originalId, channel, deps.activity.watch(place.chatId), deps.api, deps.log);
+  }
+  deps.turns.start(
+    { worldId: place.worldId, chatId: place.chatId, userId: interaction.user.id, text, ...(skillId === undefined ? {} : { skill: { id: skillId, args } }) },
+    outlet,
+  );
+}
+
+async function autocomplete(interaction: AutocompleteInteraction, deps: InteractionDeps): Promise<void> {
+  const focused = interaction.options.getFocused(true);
+  const worldId = worldOf(await whereOf(interaction, deps));
+  if (interaction.commandName !== 'skill' || focused.name !== 'id' || worldId === undefined) {
+    await interaction.respond([]);
+    return;
+  }
+  await interaction.respond(skillChoices(deps.engine.allowedSkills(worldId), String(focused.value)));
+}
+
+/** Every interaction: slash commands, autocomplete, approval buttons. */
+export async function onInteraction(interaction: Interaction, deps: InteractionDeps): Promise<void> {
+  if (interaction.isButton()) {
+    if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
+    return;
+  }
+  if (interaction.isAutocomplete()) return autocomplete(interaction, deps);
+  if (!interaction.isChatInputCommand()) return;
+  if (interaction.commandName === 'skills') return listSkills(interaction, deps);
+  if (interaction.commandName === 'ask' || interaction.commandName === 'skill') return startTurn(interaction, deps);
+}

@@ -1,0 +1,121 @@
+import type { ChatInputCommandInteraction } from 'discord.js';
+import type { Logger } from '../../src/log.ts';
+import type { ActivityWatch } from './chatActivity.ts';
+import { type DiscordApi, discordErrorCode } from './discordApi.ts';
+
+/** Where one turn's status and answer go. */
+export interface Outlet {
+  /** The channel the typing indicator shows in. */
+  readonly channelId: string;
+  /** Shows or updates the turn's one status line. */
+  status(text: string): Promise<void>;
+  /** Delivers the answer (already split to Discord's size); the status line is replaced or removed. */
+  answer(chunks: string[]): Promise<void>;
+}
+
+/** Ordinary channel messages: a status message edited in place, removed once the answer is posted below it. */
+export class ChannelOutlet implements Outlet {
+  #statusId: string | undefined;
+
+  constructor(
+    private readonly api: DiscordApi,
+    readonly channelId: string,
+    private readonly log: Logger,
+  ) {}
+
+  async status(text: string): Promise<void> {
+    if (this.#statusId !== undefined) {
+      try {
+        await this.api.edit(this.channelId, this.#statusId, { content: text });
+        return;
+      } catch (error) {
+        // Deleted by someone: post a new one.
+        this.log.debug({ err: error }, 'editing the status message failed');
+      }
+    }
+    this.#statusId = await this.api.post(this.channelId, { content: text });
+  }
+
+  async answer(chunks: string[]): Promise<void> {
+    const statusId = this.#statusId;
+    this.#statusId = undefined;
+    // New messages rather than an edit: an edit notifies nobody, and the answer belongs below any approval question.
+    if (statusId !== undefined) await this.api.remove(this.channelId, statusId).catch((error: unknown) => this.log.debug({ err: error }, 'removing the status message failed'));
+    for (const chunk of chunks) await this.post(chunk);
+  }
+
+  async post(content: string): Promise<void> {
+    await this.api.post(this.channelId, { content });
+  }
+}
+
+/** Discord stops honouring an interaction's token after 15 minutes; stop using it a minute before. */
+export const INTERACTION_TOKEN_MS = 15 * 60_000;
+const TOKEN_MARGIN_MS = 60_000;
+/** Unknown Webhook, Invalid Webhook Token: the token is gone for good. */
+const DEAD_TOKEN_CODES = new Set([10015, 50027]);
+
+/**
+ * A slash command used in a chat that exists (a bot thread, a DM): the deferred reply is the status line and the
+ * answer arrives through the interaction webhook while its token lives, then as ordinary channel messages.
+ */
+export class InteractionOutlet implements Outlet {
+  #tokenDead = false;
+  readonly channelId: string;
+
+  constructor(
+    private readonly interaction: ChatInputCommandInteraction,
+    /** The deferred reply's message id, to edit it through the channel once the token is gone. */
+    private readonly originalId: string | undefined,
+    private readonly channel: ChannelOutlet,
+    private readonly activity: ActivityWatch,
+    private readonly api: DiscordApi,
+    private readonly log: Logger,
+  ) {
+    this.channelId = channel.channelId;
+  }
+
+  get #tokenUsable(): boolean {
+    return !this.#tokenDead && Date.now() < this.interaction.createdTimestamp + INTERACTION_TOKEN_MS - TOKEN_MARGIN_MS;
+  }
+
+  /** Runs a webhook call while the token is usable; false when it is not (the caller then uses the channel). */
+  async #viaWebhook(call: () => Promise<unknown>): Promise<boolean> {
+    if (!this.#tokenUsable) return false;
+    try {
+      await call();
+      return true;
+    } catch (error) {
+      const code = discordErrorCode(error);
+      if (code === undefined || !DEAD_TOKEN_CODES.has(code)) throw error;
+      this.#tokenDead = true;
+      this.log.info({ code }, 'the interaction token no longer works: using channel messages');
+      return false;
+    }
+  }
+
+  async #setOriginal(content: string): Promise<boolean> {
+    if (await this.#viaWebhook(() => this.interaction.editReply({ content }))) return true;
+    if (this.originalId === undefined) return false;
+    await this.api.edit(this.channelId, this.originalId, { content });
+    return true;
+  }
+
+  async status(text: string): Promise<void> {
+    await this.#setOriginal(text);
+  }
+
+  async answer(chunks: string[]): Promise<void> {
+    let rest = chunks;
+    try {
+      // The reply itself becomes the answer, unless an approval question now sits below it.
+      if (!this.activity.changed && chunks[0] !== undefined && (await this.#setOriginal(chunks[0]))) rest = chunks.slice(1);
+      else await this.#setOriginal('✅ Done: the answer is below.');
+      for (const chunk of rest) {
+        if (!(await this.#viaWebhook(() => this.interaction.followUp({ content: chunk })))) await this.channel.post(chunk);
+      }
+    } finally {
+      this.activity.stop();
+    }
+  }
+}

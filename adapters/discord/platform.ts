@@ -1,0 +1,127 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Client, Events, type Interaction, MessageFlags } from 'discord.js';
+import type { App } from '../../src/app.ts';
+import type { RunningPlatform } from '../../src/cli.ts';
+import type { Logger } from '../../src/log.ts';
+import { DiscordApprovalPresenter } from './approvals.ts';
+import { ChatActivity } from './chatActivity.ts';
+import { createDiscordClient } from './client.ts';
+import { SLASH_COMMANDS } from './commands.ts';
+import { DiscordApi } from './discordApi.ts';
+import { onInteraction } from './interactions.ts';
+import { onMessage } from './messages.ts';
+import { ThreadDirectory } from './places.ts';
+import { TurnRunner } from './turns.ts';
+
+export interface DiscordOptions {
+  /** On stop, how long running turns may take to deliver their answers (default 10 s). */
+  shutdownGraceMs?: number;
+  /** How long to wait for the gateway's READY and the guilds (default 60 s). */
+  readyTimeoutMs?: number;
+}
+
+/** A start failure a person can fix, said in one line with the fix. */
+export class DiscordStartError extends Error {
+  override readonly name = 'DiscordStartError';
+}
+
+function explain(error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/disallowed intents/i.test(message)) {
+    return new DiscordStartError('Discord refused the Message Content intent: enable "Message Content Intent" under Bot → Privileged Gateway Intents in the Developer Portal (README, section Discord).');
+  }
+  if (/invalid token|401|unauthorized|authentication failed/i.test(message)) {
+    return new DiscordStartError('Discord refused DISCORD_TOKEN: copy the bot token again (Developer Portal → Bot → Reset Token).');
+  }
+  return error instanceof Error ? error : new Error(message);
+}
+
+async function waitReady(client: Client, timeoutMs: number): Promise<void> {
+  if (client.isReady()) return;
+  const stop = new AbortController();
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve())),
+      delay(timeoutMs, undefined, { signal: stop.signal }).then(() => {
+        throw new DiscordStartError(`Discord did not get ready within ${timeoutMs / 1000} s (check DISCORD_API_URL and the network).`);
+      }),
+    ]);
+  } finally {
+    stop.abort();
+  }
+}
+
+function logConnection(client: Client, log: Logger): void {
+  client.on(Events.Error, (error) => log.error({ err: error }, 'discord client error'));
+  client.on(Events.Warn, (message) => log.warn({ message }, 'discord warning'));
+  client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ code: event.code, shardId }, 'gateway disconnected for good'));
+  client.on(Events.ShardReconnecting, (shardId) => log.warn({ shardId }, 'gateway connection lost: reconnecting'));
+  client.on(Events.ShardResume, (shardId, replayed) => log.info({ shardId, replayed }, 'gateway session resumed'));
+}
+
+async function reportFailure(interaction: Interaction, log: Logger): Promise<void> {
+  if (!interaction.isRepliable()) return;
+  const content = 'Something went wrong on my side; it is logged. Please try again.';
+  try {
+    if (interaction.deferred || interaction.replied) await interaction.followUp({ content, flags: MessageFlags.Ephemeral });
+    else await interaction.reply({ content, flags: MessageFlags.Ephemeral });
+  } catch (error) {
+    log.debug({ err: error }, 'telling the user about a failure failed too');
+  }
+}
+
+/** Connects to Discord, registers the slash commands and answers messages, commands and approval clicks. */
+export async function startDiscord(app: App, options: DiscordOptions = {}): Promise<RunningPlatform> {
+  const { token, guildId, apiUrl } = app.config.discord;
+  if (!token) throw new DiscordStartError('DISCORD_TOKEN is not set.');
+  const log = app.logger.child({ platform: 'discord' });
+  const client = createDiscordClient(apiUrl);
+  const api = new DiscordApi(client.rest);
+  const threads = new ThreadDirectory(app.store);
+  const activity = new ChatActivity();
+  const turns = new TurnRunner(app.engine, api, log);
+  const presenter = new DiscordApprovalPresenter(api, activity, log);
+  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, log };
+  const messageDeps = { botId: () => client.user?.id, api, threads, turns, store: app.store, log };
+
+  logConnection(client, log);
+  client.on(Events.MessageCreate, (message) => {
+    onMessage(message, messageDeps).catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'handling a message failed'));
+  });
+  client.on(Events.InteractionCreate, (interaction) => {
+    onInteraction(interaction, interactionDeps).catch(async (error: unknown) => {
+      log.error({ err: error, interactionId: interaction.id }, 'handling an interaction failed');
+      await reportFailure(interaction, log);
+    });
+  });
+
+  const removePresenter = app.approvals.addPresenter('discord', presenter);
+  let commandsRegistered = false;
+  try {
+    await client.login(token);
+    await waitReady(client, options.readyTimeoutMs ?? 60_000);
+    const applicationId = client.application?.id ?? client.user?.id;
+    if (!applicationId) throw new DiscordStartError('Discord did not tell the application id.');
+    await api.registerCommands(applicationId, guildId, SLASH_COMMANDS);
+    commandsRegistered = true;
+    log.info({ user: client.user?.tag, commands: guildId ? `guild ${guildId}` : 'global' }, 'discord ready');
+  } catch (error) {
+    removePresenter();
+    await client.destroy();
+    throw explain(error);
+  }
+
+  let stopped = false;
+  return {
+    ready: () => commandsRegistered && !stopped && client.isReady(),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      client.removeAllListeners(Events.MessageCreate);
+      client.removeAllListeners(Events.InteractionCreate);
+      await turns.drain(options.shutdownGraceMs ?? 10_000);
+      removePresenter();
+      await client.destroy();
+    },
+  };
+}

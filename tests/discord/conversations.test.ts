@@ -1,0 +1,132 @@
+// Conversations end to end: /ask to a thread, follow-ups, mentions, DMs, /skill through the interaction webhook.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
+import { botMessages, type DiscordBot, makeSkillsDir, NOTES_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+
+let discord: FakeDiscord;
+let anthropic: FakeAnthropic;
+let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let bot: DiscordBot;
+let alice: FakeUser;
+let bob: FakeUser;
+
+/** The model says how many user messages it was sent (history included) and repeats the last one. */
+function countingBrain(): void {
+  anthropic.setBrain((req) => textReply(`heard ${req.messages.filter((message) => message.role === 'user').length}: ${lastUserText(req) ?? ''}`));
+}
+
+beforeAll(async () => {
+  discord = await startFakeDiscord();
+  anthropic = await startFakeAnthropic();
+  skills = await makeSkillsDir();
+  alice = discord.addUser('alice');
+  bob = discord.addUser('bob');
+  bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
+});
+afterAll(async () => {
+  await bot?.stop();
+  await discord?.close();
+  await anthropic?.close();
+  await skills?.remove();
+});
+
+/** `/ask` in #general; resolves with the thread it opened once the answer is there. */
+async function ask(prompt: string): Promise<FakeChannel> {
+  const interaction = discord.slash(alice, discord.general, 'ask', { prompt });
+  const thread = await discord.waitFor(() => interaction.originalMessageId !== undefined && threadOn(discord, interaction.originalMessageId), 'the /ask thread');
+  await waitForBotMessage(discord, thread.id, /^heard /);
+  return thread;
+}
+
+describe('Discord conversations', () => {
+  it('/ask quotes the question, opens a public thread on that reply and answers in the thread', async () => {
+    countingBrain();
+    const interaction = discord.slash(alice, discord.general, 'ask', { prompt: 'What is the plan for Friday?' });
+    const thread = await discord.waitFor(() => interaction.originalMessageId !== undefined && threadOn(discord, interaction.originalMessageId), 'the thread');
+    expect(interaction.callbackType).toBe(5);
+    expect(interaction.callbackAfterMs).toBeLessThan(3000);
+    expect(discord.world.message(interaction.originalMessageId ?? '')?.content).toBe('> What is the plan for Friday?');
+    expect(thread).toMatchObject({ parentId: discord.general.id, name: 'What is the plan for Friday?' });
+    await waitForBotMessage(discord, thread.id, 'heard 1: What is the plan for Friday?');
+    expect(discord.world.typing).toContain(thread.id);
+  });
+
+  it('continues the chat on any message in its thread, without a mention', async () => {
+    countingBrain();
+    const thread = await ask('Plan the offsite');
+    discord.say(alice, thread, 'And who books the room?');
+    await waitForBotMessage(discord, thread.id, 'heard 2: And who books the room?');
+    // Someone else joining the thread continues the same chat.
+    discord.say(bob, thread, 'I can book it.');
+    await waitForBotMessage(discord, thread.id, 'heard 3: I can book it.');
+  });
+
+  it('opens a thread on an @mention in a channel and ignores channel chatter without one', async () => {
+    countingBrain();
+    const chatter = discord.say(bob, discord.general, 'lunch anyone?');
+    const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> summarise   the week`);
+    const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'a thread on the mention');
+    expect(thread.name).toBe('summarise the week');
+    await waitForBotMessage(discord, thread.id, 'heard 1: summarise the week');
+    expect(threadOn(discord, chatter.id)).toBeUndefined();
+    expect(botMessages(discord, discord.general.id).some((message) => message.content.includes('lunch'))).toBe(false);
+  });
+
+  it('keeps each DM channel as one chat', async () => {
+    countingBrain();
+    const first = discord.dm(alice, 'hello in private');
+    await waitForBotMessage(discord, first.channelId, 'heard 1: hello in private');
+    discord.dm(alice, 'still me');
+    await waitForBotMessage(discord, first.channelId, 'heard 2: still me');
+    const other = discord.dm(bob, 'hi from bob');
+    expect(other.channelId).not.toBe(first.channelId);
+    await waitForBotMessage(discord, other.channelId, 'heard 1: hi from bob');
+  });
+
+  it('answers /skill in a bot thread through the interaction webhook', async () => {
+    countingBrain();
+    const thread = await ask('Release time');
+    anthropic.setBrain(() => textReply('Features: faster search.'));
+    const interaction = discord.slash(alice, thread, 'skill', { id: NOTES_SKILL.id, args: 'v1.2' });
+    await discord.waitFor(() => discord.world.message(interaction.originalMessageId ?? '')?.content === 'Features: faster search.', 'the answer in the command reply');
+    const original = `/webhooks/${discord.world.applicationId}/${interaction.token}/messages/@original`;
+    expect(discord.requests.some((request) => request.method === 'PATCH' && request.path === original && request.status === 200)).toBe(true);
+  });
+
+  it('falls back to channel messages once the interaction token no longer works', async () => {
+    countingBrain();
+    const thread = await ask('Long notes please');
+    const long = Array.from({ length: 120 }, (_, index) => `- change number ${index}: improved the widget pipeline`).join('\n');
+    const sent: { interaction?: FakeInteraction } = {};
+    // The token dies while the model works, as 15 minutes of waiting on an approval would make it.
+    anthropic.setBrain(() => {
+      if (sent.interaction) discord.expireToken(sent.interaction);
+      return textReply(long);
+    });
+    const interaction = discord.slash(alice, thread, 'skill', { id: NOTES_SKILL.id });
+    sent.interaction = interaction;
+    const last = await waitForBotMessage(discord, thread.id, /change number 119/);
+    expect(last.source).toBe('channel');
+    const reply = discord.world.message(interaction.originalMessageId ?? '');
+    expect(reply?.content).toMatch(/^- change number 0:/);
+    const parts = [reply, ...botMessages(discord, thread.id).filter((message) => message.createdAt >= (reply?.createdAt ?? 0) && message.id !== reply?.id)];
+    expect(parts.map((message) => message?.content).join('\n')).toBe(long);
+  });
+
+  it('lists skills privately, autocompletes skill ids, and refuses an unknown id privately', async () => {
+    const list = discord.slash(alice, discord.general, 'skills');
+    const listed = await discord.waitFor(() => discord.world.message(list.originalMessageId ?? '')?.content.includes(NOTES_SKILL.id) && discord.world.message(list.originalMessageId ?? ''), 'the skill list');
+    expect(listed.ephemeral).toBe(true);
+    expect(listed.content).toContain('disk-report');
+
+    const typed = discord.autocomplete(alice, discord.general, 'skill', { id: 'rel' }, 'id');
+    await discord.waitFor(() => typed.callbackType === 8, 'autocomplete choices');
+    expect(typed.callbackData?.choices).toEqual([{ name: 'release-notes — Write release notes from a list of commits.', value: NOTES_SKILL.id }]);
+
+    const wrong = discord.slash(alice, discord.general, 'skill', { id: 'relese-notes' });
+    const refusal = await discord.waitFor(() => discord.world.message(wrong.originalMessageId ?? ''), 'the refusal');
+    expect(refusal.ephemeral).toBe(true);
+    expect(refusal.content).toContain('`release-notes`');
+  });
+});

@@ -1,0 +1,159 @@
+// A loopback Discord: REST under /api/v10 and the gateway WebSocket at /gateway, on one port.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { FakeGateway, type GatewayStats } from './gateway.ts';
+import { answerRest, type RestContext, type RestRequest } from './rest.ts';
+import { UserActions } from './userActions.ts';
+import { CHANNEL_TYPES, DiscordWorld, type FakeChannel, type FakeInteraction, type FakeMessage, type FakeUser } from './world.ts';
+
+export interface FakeDiscordOptions {
+  token?: string;
+  /** HELLO's heartbeat interval (default 1000 ms, so tests see heartbeats and their ACKs). */
+  heartbeatIntervalMs?: number;
+  /** How long an interaction waits for its first answer (default 3000 ms, as on Discord). */
+  ackWindowMs?: number;
+  /** How long an interaction token works (default 15 minutes). */
+  tokenTtlMs?: number;
+  /** False: the privileged MessageContent intent is off in the portal (IDENTIFY asking for it is closed with 4014). */
+  messageContentAllowed?: boolean;
+}
+
+export interface RecordedRestRequest extends RestRequest {
+  status: number;
+  response: unknown;
+}
+
+export interface FakeDiscord {
+  /** DISCORD_API_URL: `http://127.0.0.1:PORT/api`. */
+  readonly url: string;
+  readonly token: string;
+  readonly bot: FakeUser;
+  readonly guildId: string;
+  /** A text channel of the guild, `#general`. */
+  readonly general: FakeChannel;
+  readonly world: DiscordWorld;
+  readonly requests: RecordedRestRequest[];
+  readonly gateway: GatewayStats;
+  /** True while the bot's gateway session has an open socket. */
+  readonly connected: boolean;
+  addUser(username: string): FakeUser;
+  /** A person's message in a channel or thread. */
+  say(user: FakeUser, channel: FakeChannel, content: string): FakeMessage;
+  /** A person's DM to the bot. */
+  dm(user: FakeUser, content: string): FakeMessage;
+  slash(user: FakeUser, channel: FakeChannel, name: string, options?: Record<string, string>): FakeInteraction;
+  autocomplete(user: FakeUser, channel: FakeChannel, name: string, options: Record<string, string>, focused: string): FakeInteraction;
+  click(user: FakeUser, message: FakeMessage, customId: string): FakeInteraction;
+  /** Messages of a channel, oldest first, without deleted ones (ephemeral ones only when asked). */
+  messagesIn(channelId: string, options?: { ephemeral?: boolean }): FakeMessage[];
+  threads(): FakeChannel[];
+  /** Makes an interaction's webhook token stop working, as 15 minutes would. */
+  expireToken(interaction: FakeInteraction): void;
+  /** Cuts the gateway socket without a close frame. */
+  dropConnection(): void;
+  /** Polls until `probe` returns a value (not undefined/false/null); fails naming `what` after `timeoutMs`. */
+  waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return undefined;
+  return JSON.parse(text) as unknown;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status).end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const token = options.token ?? 'fake-bot-token';
+  const world = new DiscordWorld('skillbot');
+  const general = world.addChannel({ type: CHANNEL_TYPES.text, name: 'general', guildId: world.guildId });
+  const gateway = new FakeGateway(world, {
+    token,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1000,
+    messageContentAllowed: options.messageContentAllowed ?? true,
+  });
+  const requests: RecordedRestRequest[] = [];
+  const ctx: RestContext = {
+    world,
+    gateway,
+    token,
+    gatewayUrl: '',
+    rules: { ackWindowMs: options.ackWindowMs ?? 3000, tokenTtlMs: options.tokenTtlMs ?? 15 * 60_000 },
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    if (!url.pathname.startsWith('/api/v10/')) return send(res, 404, { code: 0, message: '404: Not Found' });
+    readJson(req).then(
+      (body) => {
+        const request: RestRequest = {
+          method: req.method ?? 'GET',
+          path: decodeURIComponent(url.pathname.slice('/api/v10'.length)),
+          query: Object.fromEntries(url.searchParams),
+          body,
+          auth: req.headers.authorization,
+        };
+        const answer = answerRest(ctx, request);
+        requests.push({ ...request, status: answer.status, response: answer.body });
+        send(res, answer.status, answer.body);
+      },
+      () => send(res, 400, { code: 50109, message: 'The request body contains invalid JSON.' }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  ctx.gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
+  gateway.attach(server, ctx.gatewayUrl);
+  const actions = new UserActions(world, gateway);
+
+  return {
+    url: `http://127.0.0.1:${port}/api`,
+    token,
+    bot: world.bot,
+    guildId: world.guildId,
+    general,
+    world,
+    requests,
+    gateway: gateway.stats,
+    get connected() {
+      return gateway.connected;
+    },
+    addUser: (username) => world.addUser(username),
+    say: (user, channel, content) => actions.say(user, channel, content),
+    dm: (user, content) => actions.say(user, world.dmWith(user), content),
+    slash: (user, channel, name, commandOptions) => actions.slash(user, channel, name, commandOptions),
+    autocomplete: (user, channel, name, commandOptions, focused) => actions.autocomplete(user, channel, name, commandOptions, focused),
+    click: (user, message, customId) => actions.click(user, message, customId),
+    messagesIn: (channelId, filter = {}) =>
+      world.messages.filter((message) => message.channelId === channelId && !message.deleted && (filter.ephemeral === true || !message.ephemeral)),
+    threads: () => [...world.channels.values()].filter((channel) => channel.type === CHANNEL_TYPES.publicThread),
+    expireToken(interaction) {
+      interaction.tokenExpired = true;
+    },
+    dropConnection: () => gateway.drop(),
+    async waitFor(probe, what, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = probe();
+        if (value !== undefined && value !== null && value !== false) return value;
+        if (Date.now() > deadline) throw new Error(`fake Discord: timed out waiting for ${what}`);
+        await delay(20);
+      }
+    },
+    async close() {
+      gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
