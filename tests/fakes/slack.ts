@@ -1,6 +1,7 @@
-// The loopback fake of the Slack Web API, and what Slack sends to a bot (see docs/slack.md). Import from here.
+// The loopback fake of the Slack Web API (and Socket Mode), and what Slack sends to a bot (see docs/slack.md).
 export { startFakeSlack } from './slack/server.ts';
 export type { FakeSlack, FakeSlackOptions, RecordedCall, ResponseUrlPost, SlackFault } from './slack/server.ts';
-export { SlackSender, slackSignature } from './slack/slackRequests.ts';
-export type { ClickInput, SendOptions, SlackResponse, UserMessage } from './slack/slackRequests.ts';
+export { clickPayload, commandBody, eventBody, messageEvent, SlackSender, slackSignature } from './slack/slackRequests.ts';
+export type { ClickInput, RequestWorkspace, SendOptions, SlackResponse, UserMessage } from './slack/slackRequests.ts';
+export type { EnvelopeType, SocketModeLink } from './slack/socketMode.ts';
 export type { EphemeralMessage, PostedMessage } from './slack/webApi.ts';

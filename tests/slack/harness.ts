@@ -84,7 +84,7 @@ export async function startSlackBot(options: {
   return {
     app,
     running,
-    sender: new SlackSender(eventsUrl, SIGNING_SECRET, options.slack.info.teamId, options.slack.info.botUserId),
+    sender: new SlackSender(eventsUrl, SIGNING_SECRET, options.slack.info),
     eventsUrl,
     async stop() {
       await running.stop();

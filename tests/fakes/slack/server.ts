@@ -3,10 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { FakeSocketMode, type SocketModeLink } from './socketMode.ts';
 import { FakeWorkspace, type EphemeralMessage, type MethodResult, type PostedMessage, type WorkspaceInfo } from './webApi.ts';
 
 export interface FakeSlackOptions {
   botToken?: string;
+  /** The app-level token Socket Mode connects with. */
+  appToken?: string;
   teamId?: string;
   botUserId?: string;
   botId?: string;
@@ -37,7 +40,9 @@ export interface FakeSlack {
   readonly url: string;
   /** What SLACK_API_URL takes: `${url}/api`. */
   readonly apiUrl: string;
-  readonly info: WorkspaceInfo & { botToken: string };
+  readonly info: WorkspaceInfo & { botToken: string; appToken: string };
+  /** Socket Mode: the bot's WebSocket, once it connected with the app token. */
+  readonly socketMode: SocketModeLink;
   readonly calls: RecordedCall[];
   readonly messages: PostedMessage[];
   readonly ephemerals: EphemeralMessage[];
@@ -80,7 +85,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     botUserId: options.botUserId ?? 'UBOT',
     botId: options.botId ?? 'BBOT',
     botToken: options.botToken ?? 'xoxb-fake-token',
+    appToken: options.appToken ?? 'xapp-fake-token',
   };
+  const socketMode = new FakeSocketMode();
+  let url = '';
   const workspace = new FakeWorkspace(info);
   const calls: RecordedCall[] = [];
   const responses: ResponseUrlPost[] = [];
@@ -94,6 +102,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (fault?.kind === 'http') return { status: fault.status, body: { ok: false, error: 'fake_http_fault' } };
     if (fault?.kind === 'error') return { status: 200, body: { ok: false, error: fault.error } };
     if (token === undefined) return { status: 200, body: { ok: false, error: 'not_authed' } };
+    // Socket Mode connects with the app-level token; every other method wants the bot token.
+    if (method === 'apps.connections.open') {
+      return token === info.appToken
+        ? { status: 200, body: { ok: true, url: `${url.replace(/^http/, 'ws')}/link` } }
+        : { status: 200, body: { ok: false, error: 'invalid_auth' } };
+    }
     if (token !== info.botToken) return { status: 200, body: { ok: false, error: 'invalid_auth' } };
     return { status: 200, body: workspace.call(method, params) };
   };
@@ -129,13 +143,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0] === '/link') socketMode.handleUpgrade(req, socket, head);
+    else socket.destroy();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
     url,
     apiUrl: `${url}/api`,
     info,
+    socketMode,
     calls,
     messages: workspace.messages,
     ephemerals: workspace.ephemerals,
@@ -160,6 +179,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
     },
     async close() {
+      socketMode.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

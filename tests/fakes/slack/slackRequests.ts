@@ -51,8 +51,7 @@ export class SlackSender {
     /** The bot's Request URL, e.g. http://127.0.0.1:PORT/slack/events */
     private readonly url: string,
     private readonly signingSecret: string,
-    private readonly teamId: string,
-    private readonly botUserId: string,
+    private readonly workspace: RequestWorkspace,
   ) {}
 
   /** A fresh message ts, shaped like Slack's and distinct from the fake Web API's (1800000000.*). */
@@ -83,19 +82,8 @@ export class SlackSender {
 
   /** An Events API envelope around `event`. Returns the response and the event id used. */
   async event(event: Record<string, unknown>, options: SendOptions & { eventId?: string } = {}): Promise<SlackResponse & { eventId: string }> {
-    const eventId = options.eventId ?? `Ev${randomBytes(5).toString('hex').toUpperCase()}`;
-    const body = JSON.stringify({
-      token: 'legacy-verification-token',
-      team_id: this.teamId,
-      api_app_id: 'AFAKEAPP',
-      event,
-      type: 'event_callback',
-      event_id: eventId,
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ enterprise_id: null, team_id: this.teamId, user_id: this.botUserId, is_bot: true, is_enterprise_install: false }],
-      is_ext_shared_channel: false,
-    });
-    return { ...(await this.send(body, 'application/json', options)), eventId };
+    const body = eventBody(this.workspace, event, options.eventId);
+    return { ...(await this.send(JSON.stringify(body), 'application/json', options)), eventId: body.event_id };
   }
 
   /** A `message` event (message.channels / message.im …). */
@@ -108,55 +96,92 @@ export class SlackSender {
     return this.event(messageEvent('app_mention', { ...input, ts: input.ts ?? this.nextTs() }), options);
   }
 
-  /** A slash command's form body. */
+  /** A slash command, as the form body Slack posts. */
   command(command: string, text: string, where: { channel: string; user: string; responseUrl?: string }, options: SendOptions = {}): Promise<SlackResponse> {
-    const form = new URLSearchParams({
-      token: 'legacy-verification-token',
-      team_id: this.teamId,
-      team_domain: 'fake',
-      channel_id: where.channel,
-      channel_name: 'general',
-      user_id: where.user,
-      user_name: where.user.toLowerCase(),
-      command,
-      text,
-      api_app_id: 'AFAKEAPP',
-      is_enterprise_install: 'false',
-      response_url: where.responseUrl ?? 'http://127.0.0.1:9/unused',
-      trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
-    });
+    const form = new URLSearchParams(commandBody(this.workspace, command, text, where));
     return this.send(form.toString(), 'application/x-www-form-urlencoded', options);
   }
 
-  /** A `block_actions` payload for a button click on a message. */
+  /** A button click, as the `payload` form field Slack posts. */
   click(input: ClickInput, options: SendOptions = {}): Promise<SlackResponse> {
-    const payload = {
-      type: 'block_actions',
-      user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: this.teamId },
-      api_app_id: 'AFAKEAPP',
-      token: 'legacy-verification-token',
-      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
-      trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
-      team: { id: this.teamId, domain: 'fake' },
-      channel: { id: input.channel, name: 'general' },
-      message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
-      response_url: 'http://127.0.0.1:9/unused',
-      actions: [
-        {
-          action_id: input.actionId,
-          block_id: 'hitl',
-          text: { type: 'plain_text', text: input.actionId },
-          value: input.value,
-          type: 'button',
-          action_ts: `${Date.now() / 1000}`,
-        },
-      ],
-    };
+    const payload = clickPayload(this.workspace, input);
     return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
   }
 }
 
-function messageEvent(type: 'message' | 'app_mention', input: UserMessage & { ts: string }): Record<string, unknown> {
+/** Which workspace and bot a request is for. */
+export interface RequestWorkspace {
+  teamId: string;
+  botUserId: string;
+}
+
+/** The Events API body around `event` (what HTTP delivers, and a Socket Mode `events_api` envelope's payload). */
+export function eventBody(workspace: RequestWorkspace, event: Record<string, unknown>, eventId?: string): Record<string, unknown> & { event_id: string } {
+  return {
+    token: 'legacy-verification-token',
+    team_id: workspace.teamId,
+    api_app_id: 'AFAKEAPP',
+    event,
+    type: 'event_callback',
+    event_id: eventId ?? `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ enterprise_id: null, team_id: workspace.teamId, user_id: workspace.botUserId, is_bot: true, is_enterprise_install: false }],
+    is_ext_shared_channel: false,
+  };
+}
+
+/** A slash command's fields (form-encoded over HTTP; a `slash_commands` envelope's payload in Socket Mode). */
+export function commandBody(
+  workspace: RequestWorkspace,
+  command: string,
+  text: string,
+  where: { channel: string; user: string; responseUrl?: string },
+): Record<string, string> {
+  return {
+    token: 'legacy-verification-token',
+    team_id: workspace.teamId,
+    team_domain: 'fake',
+    channel_id: where.channel,
+    channel_name: 'general',
+    user_id: where.user,
+    user_name: where.user.toLowerCase(),
+    command,
+    text,
+    api_app_id: 'AFAKEAPP',
+    is_enterprise_install: 'false',
+    response_url: where.responseUrl ?? 'http://127.0.0.1:9/unused',
+    trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
+  };
+}
+
+/** A `block_actions` payload for a click on a message's button. */
+export function clickPayload(workspace: RequestWorkspace, input: ClickInput): Record<string, unknown> {
+  return {
+    type: 'block_actions',
+    user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: workspace.teamId },
+    api_app_id: 'AFAKEAPP',
+    token: 'legacy-verification-token',
+    container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+    trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
+    team: { id: workspace.teamId, domain: 'fake' },
+    channel: { id: input.channel, name: 'general' },
+    message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+    response_url: 'http://127.0.0.1:9/unused',
+    actions: [
+      {
+        action_id: input.actionId,
+        block_id: 'hitl',
+        text: { type: 'plain_text', text: input.actionId },
+        value: input.value,
+        type: 'button',
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
+  };
+}
+
+/** A `message` or `app_mention` event from a person. */
+export function messageEvent(type: 'message' | 'app_mention', input: UserMessage & { ts: string }): Record<string, unknown> {
   const ts = input.ts;
   return {
     type,

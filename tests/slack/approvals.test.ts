@@ -1,0 +1,165 @@
+// Approval buttons end to end: who may click, clicking twice, expiry, and a restart in between.
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_ALLOWED_TEXT } from '../../src/hitl/approvals.ts';
+import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { type FakeSlack, type PostedMessage, startFakeSlack } from '../fakes/slack.ts';
+import {
+  ALICE,
+  approvalIdOf,
+  approvalIn,
+  BOB,
+  CHANNEL,
+  makeSkillsDir,
+  REPORT_SKILL,
+  type SlackBot,
+  startSlackBot,
+  waitForReply,
+} from './harness.ts';
+
+let slack: FakeSlack;
+let anthropic: FakeAnthropic;
+let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let bot: SlackBot;
+const extraBots: SlackBot[] = [];
+
+/** The model loads the report skill, then says whether its script ran. */
+function reportBrain(): void {
+  anthropic.setBrain((req) => {
+    const result = lastToolResult(req);
+    if (!result) return toolUseReply('load_skill', { skill_id: REPORT_SKILL.id });
+    return textReply(result.content.includes('disk used: 42%') ? 'the script ran' : 'the script did not run');
+  });
+}
+
+beforeAll(async () => {
+  slack = await startFakeSlack();
+  anthropic = await startFakeAnthropic();
+  skills = await makeSkillsDir();
+  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
+});
+afterEach(async () => {
+  await Promise.all(extraBots.splice(0).map((extra) => extra.stop()));
+});
+afterAll(async () => {
+  await bot.stop();
+  await slack.close();
+  await anthropic.close();
+  await skills.remove();
+});
+
+/** Alice asks for the report; resolves with the thread root and the question once it is shown. */
+async function askForReport(target: SlackBot): Promise<{ ts: string; question: PostedMessage; approvalId: string }> {
+  reportBrain();
+  const ts = target.sender.nextTs();
+  await target.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> how full is the disk?` });
+  const question = await slack.waitFor(() => approvalIn(slack, CHANNEL, ts), { what: 'the approval question' });
+  return { ts, question, approvalId: approvalIdOf(question) };
+}
+
+function click(target: SlackBot, user: string, question: PostedMessage, actionId: string, value: string) {
+  return target.sender.click({ user, channel: CHANNEL, messageTs: question.ts, threadTs: question.threadTs ?? '', actionId, value });
+}
+
+const hasButtons = (message: PostedMessage): boolean => JSON.stringify(message.blocks ?? []).includes('"actions"');
+const ephemeralsFor = (user: string) => slack.ephemerals.filter((entry) => entry.user === user);
+
+describe('Slack approvals', () => {
+  it('shows what will run, who asked, and three buttons carrying the approval id', async () => {
+    const { ts, question, approvalId } = await askForReport(bot);
+    const blocks = JSON.stringify(question.blocks);
+    expect(question.threadTs).toBe(ts);
+    expect(blocks).toContain(REPORT_SKILL.id);
+    expect(blocks).toContain('scripts/report.sh');
+    expect(blocks).toMatch(/content `[0-9a-f]{12}`/);
+    expect(blocks).toContain(`<@${ALICE}>`);
+    const actions = (question.blocks ?? []).find((block) => (block as { type: string }).type === 'actions') as { elements: Array<{ action_id: string; value: string }> };
+    expect(actions.elements.map((element) => element.action_id)).toEqual(['hitl_yes_once', 'hitl_yes_in_session', 'hitl_no']);
+    expect(actions.elements.every((element) => element.value === approvalId)).toBe(true);
+    await click(bot, ALICE, question, 'hitl_no', approvalId);
+    await waitForReply(slack, CHANNEL, ts, 'the script did not run');
+  });
+
+  it('runs the script after the requester clicks yes, and updates the question in place', async () => {
+    const { ts, question, approvalId } = await askForReport(bot);
+    const response = await click(bot, ALICE, question, 'hitl_yes_once', approvalId);
+    expect(response.status).toBe(200);
+    await waitForReply(slack, CHANNEL, ts, 'the script ran');
+    expect(hasButtons(question)).toBe(false);
+    expect(JSON.stringify(question.blocks)).toContain(`Approved once by <@${ALICE}>`);
+    expect(question.edits).toHaveLength(1);
+  });
+
+  it('tells a stranger privately that they may not answer, and changes nothing', async () => {
+    const { ts, question, approvalId } = await askForReport(bot);
+    await click(bot, BOB, question, 'hitl_yes_once', approvalId);
+    const told = await slack.waitFor(() => ephemeralsFor(BOB).find((entry) => entry.text === NOT_ALLOWED_TEXT), { what: 'the private note to Bob' });
+    expect(told.channel).toBe(CHANNEL);
+    expect(hasButtons(question)).toBe(true);
+    expect(question.edits).toHaveLength(0);
+    // A button payload pointing at another message changes nothing either.
+    await bot.sender.click({ user: ALICE, channel: CHANNEL, messageTs: ts, threadTs: ts, actionId: 'hitl_yes_once', value: approvalId });
+    await slack.waitFor(() => ephemeralsFor(ALICE).find((entry) => entry.text.includes('does not belong')), { what: 'the note about another message' });
+    expect(hasButtons(question)).toBe(true);
+    // The question is still open: Alice answers it.
+    await click(bot, ALICE, question, 'hitl_no', approvalId);
+    await waitForReply(slack, CHANNEL, ts, 'the script did not run');
+    expect(JSON.stringify(question.blocks)).toContain(`Declined by <@${ALICE}>`);
+  });
+
+  it('counts only the first of two clicks; the second is told the approval is closed', async () => {
+    const { ts, question, approvalId } = await askForReport(bot);
+    await click(bot, ALICE, question, 'hitl_yes_once', approvalId);
+    await waitForReply(slack, CHANNEL, ts, 'the script ran');
+    const before = ephemeralsFor(ALICE).length;
+    await click(bot, ALICE, question, 'hitl_no', approvalId);
+    const told = await slack.waitFor(() => ephemeralsFor(ALICE).slice(before).find((entry) => entry.text.includes('already closed')), { what: 'the already-closed note' });
+    expect(told.text).toContain('Approved once');
+    expect(question.edits).toHaveLength(1);
+    expect(JSON.stringify(question.blocks)).toContain('Approved once');
+  });
+
+  it('shows an unanswered question as expired, and a late click changes nothing', async () => {
+    const quick = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: { APPROVAL_TIMEOUT_MS: '800' } });
+    extraBots.push(quick);
+    const { ts, question, approvalId } = await askForReport(quick);
+    await waitForReply(slack, CHANNEL, ts, 'the script did not run');
+    expect(hasButtons(question)).toBe(false);
+    expect(JSON.stringify(question.blocks)).toContain('Expired: nobody answered in time');
+    await click(quick, ALICE, question, 'hitl_yes_once', approvalId);
+    await slack.waitFor(() => ephemeralsFor(ALICE).find((entry) => entry.text.includes('already closed') && entry.text.includes('Expired')), { what: 'the expired note' });
+    expect(question.edits).toHaveLength(1);
+  });
+
+  it('after a restart, the old question shows as expired and its buttons change nothing', async () => {
+    const storeUrl = `sqlite://${join(skills.dir, 'restart.sqlite')}`;
+    const first = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
+    const { question, approvalId } = await askForReport(first);
+    // Stopping expires the open question and says so in its message.
+    await first.stop();
+    await slack.waitFor(() => !hasButtons(question), { what: 'the question to be marked expired' });
+    expect(JSON.stringify(question.blocks)).toContain('the bot restarted or shut down');
+
+    const second = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
+    extraBots.push(second);
+    const requests = anthropic.requests.length;
+    await click(second, ALICE, question, 'hitl_yes_once', approvalId);
+    await slack.waitFor(() => ephemeralsFor(ALICE).find((entry) => entry.text.includes('already closed') && entry.text.includes('restarted')), { what: 'the expired note' });
+    await delay(200);
+    expect(anthropic.requests.length).toBe(requests);
+    expect(question.edits).toHaveLength(1);
+  });
+
+  it('after a crash, the next start marks the question that was left open as expired', async () => {
+    const storeUrl = `sqlite://${join(skills.dir, 'crash.sqlite')}`;
+    const crashed = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
+    extraBots.push(crashed);
+    const { question } = await askForReport(crashed);
+    // The first process is not stopped (as if it died); a new one starts on the same store.
+    const next = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
+    extraBots.push(next);
+    await slack.waitFor(() => !hasButtons(question), { what: 'the question to be marked expired' });
+    expect(JSON.stringify(question.blocks)).toContain('the bot restarted or shut down');
+  });
+});
