@@ -1,0 +1,43 @@
+// The app manifest a user pastes must ask for what the adapter uses: its events, commands, buttons and scopes.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { SLACK_EVENTS_PATH } from '../../adapters/slack/index.ts';
+
+interface Manifest {
+  features: { slash_commands: Array<{ command: string; url: string }>; app_home: { messages_tab_enabled: boolean } };
+  oauth_config: { scopes: { bot: string[] } };
+  settings: {
+    event_subscriptions: { request_url: string; bot_events: string[] };
+    interactivity: { is_enabled: boolean; request_url: string };
+    socket_mode_enabled: boolean;
+  };
+}
+
+const manifestPath = join(import.meta.dirname, '..', '..', 'adapters', 'slack', 'manifest.yml');
+
+describe('adapters/slack/manifest.yml', () => {
+  it('subscribes to the events, commands and interactivity the adapter handles, all at /slack/events', async () => {
+    const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(
+      ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim'].sort(),
+    );
+    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/skill', '/skills']);
+    expect(manifest.settings.interactivity.is_enabled).toBe(true);
+    expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    const urls = [
+      manifest.settings.event_subscriptions.request_url,
+      manifest.settings.interactivity.request_url,
+      ...manifest.features.slash_commands.map((command) => command.url),
+    ];
+    for (const url of urls) expect(new URL(url).pathname).toBe(SLACK_EVENTS_PATH);
+  });
+
+  it('asks for the scopes those need and no more', async () => {
+    const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
+    expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
+      ['app_mentions:read', 'channels:history', 'chat:write', 'commands', 'groups:history', 'im:history', 'mpim:history'].sort(),
+    );
+  });
+});
