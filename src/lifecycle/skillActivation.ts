@@ -12,6 +12,7 @@ import {
   type ScriptCall,
 } from '../agent/skillRuns.ts';
 import type { ToolDeps, TurnContext } from '../agent/turnContext.ts';
+import { SYSTEM_DECIDER_PREFIX } from '../hitl/approvals.ts';
 import type { AuthorizeResult } from '../hitl/gate.ts';
 import type { ApprovalItem } from '../hitl/types.ts';
 import { renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
@@ -59,7 +60,10 @@ export function activationItems(skill: Skill): ApprovalItem[] {
 function notApproved(decision: AuthorizeResult): string {
   if (decision.outcome === 'timeout') return 'its code was not approved: nobody answered in time';
   if (decision.outcome === 'expired') return 'its code was not approved: the approval expired';
-  return `its code was not approved${decision.decidedBy === undefined ? '' : ` (declined by ${decision.decidedBy})`}`;
+  if (decision.decidedBy === undefined || decision.decidedBy.startsWith(SYSTEM_DECIDER_PREFIX)) {
+    return 'its code was not approved: nobody could be asked here, so the default answer (no) applied';
+  }
+  return `its code was not approved: ${decision.decidedBy} declined`;
 }
 
 /** Never throws for a step's, script's or hook's failure: they are part of the result. */

@@ -1,0 +1,131 @@
+// Drives the real engine (real registry, store, executor and approvals) against the Anthropic fake, with
+// skill folders written into a temp root. A test double stands in for the person at the adapter.
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type App, createApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import type { ApprovalOption, ApprovalRecord } from '../../src/hitl/types.ts';
+import { silentLogger } from '../../src/log.ts';
+import type { IncomingMessage } from '../../src/platform.ts';
+import { SkillRegistry } from '../../src/skills/registry.ts';
+import type { SkillSnapshot } from '../../src/skills/types.ts';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
+
+export const WORLD = 'terminal:local';
+
+/** A skill folder: SKILL.md from `frontmatter` (YAML lines after name) and `body`, plus files. */
+export interface SkillSpec {
+  name: string;
+  frontmatter?: string;
+  body: string;
+  /** Relative path → content; files under scripts/ and hooks/ are made executable. */
+  files?: Record<string, string>;
+}
+
+export async function writeSkill(root: string, spec: SkillSpec): Promise<string> {
+  const dir = join(root, spec.name);
+  await mkdir(dir, { recursive: true });
+  const frontmatter = `name: ${spec.name}\ndescription: Test skill ${spec.name}.\n${spec.frontmatter ?? ''}`;
+  await writeFile(join(dir, 'SKILL.md'), `---\n${frontmatter.trimEnd()}\n---\n${spec.body}\n`);
+  for (const [path, text] of Object.entries(spec.files ?? {})) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+    if (/^(scripts|hooks)\//.test(path)) await chmod(join(dir, path), 0o755);
+  }
+  return dir;
+}
+
+export interface EngineHarness {
+  app: App;
+  fake: FakeAnthropic;
+  dir: string;
+  /** Approval questions put to people, in order. */
+  asked: ApprovalRecord[];
+  say(text: string, options?: { chat?: string; skill?: { id: string; args: string } }): Promise<{ reply: string; status: string }>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  skills: SkillSpec[];
+  /** How the person answers approval questions; without it nobody can be asked (the default, no, applies). */
+  answer?: ApprovalOption;
+  store?: string;
+  dir?: string;
+  fake?: FakeAnthropic;
+  tweak?: (config: Config) => void;
+}
+
+export async function startEngine(options: HarnessOptions): Promise<EngineHarness> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'skillbot-lifecycle-')));
+  const root = join(dir, 'skills');
+  await mkdir(root, { recursive: true });
+  for (const spec of options.skills) await writeSkill(root, spec);
+  const fake = options.fake ?? (await startFakeAnthropic());
+  const config = loadConfig({
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: fake.url,
+    SKILLS_DIRS: root,
+    STORE_URL: options.store ?? 'memory://',
+    APPROVAL_TIMEOUT_MS: '5000',
+  });
+  options.tweak?.(config);
+  const app = await createApp(config, silentLogger(), { watchSkills: false, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
+  const asked: ApprovalRecord[] = [];
+  const answer = options.answer;
+  if (answer) {
+    app.approvals.addPresenter('terminal', {
+      async present(record) {
+        asked.push(record);
+        setTimeout(() => void app.approvals.respond({ worldId: record.worldId, approvalId: record.id, option: answer, userId: record.requesterId }), 1);
+        return undefined;
+      },
+      async resolved() {},
+      async tellPrivately() {},
+    });
+  }
+  return {
+    app,
+    fake,
+    dir,
+    asked,
+    async say(text, sayOptions = {}) {
+      const replies: string[] = [];
+      const message: IncomingMessage = {
+        worldId: WORLD,
+        chatId: `${WORLD}/${sayOptions.chat ?? 'c1'}`,
+        userId: 'U1',
+        text,
+        ...(sayOptions.skill ? { skill: sayOptions.skill } : {}),
+      };
+      const outcome = await app.engine.handleMessage(message, {
+        progress() {},
+        async reply(markdown) {
+          replies.push(markdown);
+        },
+      });
+      if (replies.length !== 1) throw new Error(`expected exactly one reply, got ${replies.length}`);
+      return { reply: replies[0] ?? '', status: outcome.status };
+    },
+    async close() {
+      await app.close();
+      if (!options.fake) await fake.close();
+      if (!options.dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The skills of a root, as the registry validates and indexes them. */
+export async function snapshotOf(root: string): Promise<SkillSnapshot> {
+  const registry = await SkillRegistry.open({ roots: [root], watch: false });
+  const snapshot = registry.current();
+  await registry.close();
+  if (snapshot.invalid.length > 0) throw new Error(`invalid test skills: ${JSON.stringify(snapshot.invalid)}`);
+  return snapshot;
+}
+
+/** Reads the JSON lines a test hook or script appended to a file ([] when it was never written). */
+export async function jsonLines<T = Record<string, unknown>>(file: string): Promise<T[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+}
