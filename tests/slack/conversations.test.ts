@@ -1,9 +1,9 @@
 // Mentions, thread replies and DMs, end to end through the real Bolt over HTTP and both fakes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { type FakeAnthropic, lastToolResult, lastUserText, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, BOB, CHANNEL, DM, makeSkillsDir, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { ALICE, BOB, CHANNEL, DM, makeSkillsDir, NOTES_SKILL, PLACEHOLDER, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
@@ -81,6 +81,26 @@ describe('Slack conversations', () => {
     await waitForReply(slack, CHANNEL, ts, 'echo: only once please');
     await delay(300);
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
+  });
+
+  it('shows progress in a placeholder, updated at most once a second, which the answer then replaces', async () => {
+    anthropic.setBrain(async (req) => {
+      if (!lastToolResult(req)) return toolUseReply('load_skill', { skill_id: NOTES_SKILL.id });
+      await delay(1500);
+      return textReply('notes are ready');
+    });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> write the notes` });
+    const reply = await waitForReply(slack, CHANNEL, ts, 'notes are ready');
+    const shown = [...reply.edits.map((edit) => edit.text), reply.text];
+    expect(shown[0]).toBe(PLACEHOLDER);
+    expect(shown).toContain('_Loading a skill…_');
+    expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
+    // Update times: every edit after the first post, then the last one.
+    const updates = [...reply.edits.slice(1).map((edit) => edit.at), reply.updatedAt ?? 0];
+    for (let index = 1; index < updates.length; index += 1) {
+      expect((updates[index] ?? 0) - (updates[index - 1] ?? 0)).toBeGreaterThanOrEqual(950);
+    }
   });
 
   it('shows model markdown as mrkdwn and neutralises broadcasts', async () => {

@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { slackLauncher } from '../../adapters/slack/index.ts';
+export { PLACEHOLDER_TEXT as PLACEHOLDER } from '../../adapters/slack/threadReply.ts';
 import { type App, createApp } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import { loadConfig } from '../../src/config.ts';
