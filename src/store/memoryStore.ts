@@ -1,4 +1,5 @@
 import type { Logger } from '../log.ts';
+import { LocalChannels } from './localChannels.ts';
 import { startPurgeTimer } from './purgeTimer.ts';
 import { StoreError } from './storeError.ts';
 import { optionalTtl, requireTtl, decodeRecord, encodeRecord, hasStatus, isLive, recordKey, type StoredRecord } from './storedRecord.ts';
@@ -7,15 +8,18 @@ import type { Namespace, Store } from './types.ts';
 /**
  * The store for tests and single-process runs: a Map in this process, gone on exit. Values are kept as JSON
  * text, so a caller gets the same copies (and the same refusals of non-JSON values) as from sqlite or redis.
- * Every operation is synchronous inside, hence claim and compare-and-set are atomic without a lock.
+ * Every operation is synchronous inside, hence claim, compare-and-set and release are atomic without a lock.
+ * Publish/subscribe reaches the subscribers of this store object.
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
   readonly #records = new Map<string, string>();
   readonly #stopPurge: () => void;
+  readonly #channels: LocalChannels;
   #closed = false;
 
   constructor(opts: { logger: Logger; purgeIntervalMs: number }) {
+    this.#channels = new LocalChannels(opts.logger);
     this.#stopPurge = startPurgeTimer(async () => this.purgeExpired(), opts.purgeIntervalMs, opts.logger);
   }
 
@@ -61,6 +65,14 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async release(namespace: Namespace, key: string, expectedStatus: string): Promise<boolean> {
+    const id = recordKey(namespace, key);
+    const current = this.#live(id, Date.now());
+    if (!current || !hasStatus(current.value, expectedStatus)) return false;
+    this.#records.delete(id);
+    return true;
+  }
+
   async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     this.#open();
     const head = recordKey(namespace, '');
@@ -74,6 +86,16 @@ export class MemoryStore implements Store {
     return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
+  async publish(channel: string, message: string): Promise<void> {
+    this.#open();
+    this.#channels.publish(channel, message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    this.#open();
+    return this.#channels.subscribe(channel, handler);
+  }
+
   async ping(): Promise<boolean> {
     return !this.#closed;
   }
@@ -81,6 +103,7 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.#closed = true;
     this.#stopPurge();
+    this.#channels.clear();
     this.#records.clear();
   }
 

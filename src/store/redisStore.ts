@@ -1,11 +1,11 @@
 import KeyvRedis, { createClient } from '@keyv/redis';
 import Keyv from 'keyv';
 import type { Logger } from '../log.ts';
+import { closeRedis, connectRedis, type RedisClient, withTimeout } from './redisConnection.ts';
+import { RedisSubscriber } from './redisSubscriber.ts';
 import { StoreError, storeOperation } from './storeError.ts';
 import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
 import type { Namespace, Store } from './types.ts';
-
-type RedisClient = ReturnType<typeof createClient>;
 
 /**
  * Compare-and-set in one server-side step. KEYS[1] the record; ARGV: expected status, the new value's JSON,
@@ -30,28 +30,32 @@ else
 end
 return 1`;
 
+/**
+ * Delete only a live record with the expected status. KEYS[1] the record; ARGV: expected status, the
+ * caller's clock in ms.
+ */
+const RELEASE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local ok, record = pcall(cjson.decode, current)
+if not ok or type(record) ~= 'table' or type(record.value) ~= 'table' or record.value.status ~= ARGV[1] then return 0 end
+local expires = record.expires
+if type(expires) == 'number' and expires <= tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`;
+
 const MGET_BATCH = 500;
 
 function globEscape(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * The scale-out store. Plain set/delete go through Keyv on @keyv/redis; claim is `SET NX PX`, compare-and-set a
- * Lua script, list a SCAN (never KEYS), all on the same client and keys. Commands fail at once while the server
- * is away (no offline queue), so an outage is an error to the caller, not a hang or a "not found".
+ * Lua script, release another, list a SCAN (never KEYS), all on the same client and keys. Publish goes out on that
+ * client too; subscriptions need a connection of their own (RedisSubscriber). Channels carry the key prefix, so
+ * bots with different prefixes on one server do not hear each other. Commands fail at once while the server is
+ * away (no offline queue), so an outage is an error to the caller, not a hang or a "not found".
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
@@ -59,12 +63,14 @@ export class RedisStore implements Store {
   readonly #keyv: Keyv;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #subscriber: RedisSubscriber;
   #closed = false;
 
-  private constructor(client: RedisClient, keyPrefix: string, timeoutMs: number) {
+  private constructor(client: RedisClient, keyPrefix: string, timeoutMs: number, subscriber: RedisSubscriber) {
     this.#client = client;
     this.#prefix = keyPrefix;
     this.#timeoutMs = timeoutMs;
+    this.#subscriber = subscriber;
     this.#keyv = new Keyv(new KeyvRedis(client, { throwOnErrors: true, throwOnConnectError: true }), {
       namespace: undefined,
       useKeyPrefix: false,
@@ -88,28 +94,10 @@ export class RedisStore implements Store {
         reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
       },
     });
-    // One warning per outage, not one per reconnect attempt; an 'error' event without a listener would crash.
-    let down = false;
-    client.on('error', (error: unknown) => {
-      if (down) return;
-      down = true;
-      opts.logger.warn({ err: error, redis: where.display }, 'redis unreachable, reconnecting');
-    });
-    client.on('ready', () => {
-      if (!down) return;
-      down = false;
-      opts.logger.info({ redis: where.display }, 'redis reachable again');
-    });
-    const connecting = client.connect();
-    connecting.catch(() => undefined);
-    try {
-      await withTimeout(connecting, opts.connectTimeoutMs, `no answer within ${opts.connectTimeoutMs} ms`);
-    } catch (error) {
-      client.destroy();
-      throw new StoreError(`cannot reach redis at ${where.display}: ${(error as Error).message}`, { cause: error });
-    }
+    await connectRedis(client, { logger: opts.logger, display: where.display, connectTimeoutMs: opts.connectTimeoutMs, role: 'store' });
     opts.logger.debug({ redis: where.display }, 'redis store open');
-    return new RedisStore(client, opts.keyPrefix, opts.connectTimeoutMs);
+    const subscriber = new RedisSubscriber(client, { logger: opts.logger, display: where.display, connectTimeoutMs: opts.connectTimeoutMs });
+    return new RedisStore(client, opts.keyPrefix, opts.connectTimeoutMs, subscriber);
   }
 
   async get<T>(namespace: Namespace, key: string): Promise<T | undefined> {
@@ -165,6 +153,16 @@ export class RedisStore implements Store {
     });
   }
 
+  async release(namespace: Namespace, key: string, expectedStatus: string): Promise<boolean> {
+    return this.#run(`release ${namespace}:${key}`, async () => {
+      const reply = await this.#client.eval(RELEASE_SCRIPT, {
+        keys: [this.#key(namespace, key)],
+        arguments: [expectedStatus, String(Date.now())],
+      });
+      return reply === 1;
+    });
+  }
+
   async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     return this.#run(`list ${namespace}:${prefix}*`, async () => {
       const head = this.#key(namespace, '');
@@ -192,6 +190,16 @@ export class RedisStore implements Store {
     });
   }
 
+  async publish(channel: string, message: string): Promise<void> {
+    await this.#run(`publish ${channel}`, async () => {
+      await this.#client.publish(this.#prefix + channel, message);
+    });
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    return this.#run(`subscribe ${channel}`, async () => this.#subscriber.subscribe(this.#prefix + channel, handler));
+  }
+
   async ping(): Promise<boolean> {
     if (this.#closed) return false;
     try {
@@ -205,10 +213,8 @@ export class RedisStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (!this.#client.isOpen) return;
-    // close() waits for pending replies, which never come while the server is away.
-    if (this.#client.isReady) await this.#client.close();
-    else this.#client.destroy();
+    await this.#subscriber.close();
+    await closeRedis(this.#client);
   }
 
   #key(namespace: Namespace, key: string): string {

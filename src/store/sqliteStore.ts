@@ -3,6 +3,7 @@ import path from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import type { Logger } from '../log.ts';
+import { LocalChannels } from './localChannels.ts';
 import { startPurgeTimer } from './purgeTimer.ts';
 import { StoreError, storeOperation } from './storeError.ts';
 import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
@@ -22,6 +23,7 @@ const LIVE_WITH_STATUS = `key = ? AND json_extract(value, '$.value.status') = ?
 // Without a new TTL only the value changes: the record keeps its expiry.
 const CAS_KEEP_EXPIRY_SQL = `UPDATE ${TABLE} SET value = json_set(value, '$.value', json(?)) WHERE ${LIVE_WITH_STATUS} RETURNING key`;
 const CAS_NEW_EXPIRY_SQL = `UPDATE ${TABLE} SET value = ? WHERE ${LIVE_WITH_STATUS} RETURNING key`;
+const RELEASE_SQL = `DELETE FROM ${TABLE} WHERE ${LIVE_WITH_STATUS} RETURNING key`;
 const PURGE_SQL = `DELETE FROM ${TABLE}
   WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') <= ? ELSE 0 END
   RETURNING key`;
@@ -31,17 +33,20 @@ type Rows = Array<Record<string, unknown>>;
 /**
  * The embedded default. Plain get/set/delete go through Keyv on @keyv/sqlite; the atomic operations are single
  * SQL statements on the same connection and table, so they are atomic across every connection to the file
- * (SQLite serialises writers), which is what makes two bot instances on one file safe.
+ * (SQLite serialises writers), which is what makes two bot instances on one file safe. Publish/subscribe is
+ * in-process only (this store object): SQLite cannot notify another connection.
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly #adapter: KeyvSqlite;
   readonly #keyv: Keyv;
   readonly #stopPurge: () => void;
+  readonly #channels: LocalChannels;
   #closed = false;
 
   private constructor(adapter: KeyvSqlite, logger: Logger, purgeIntervalMs: number) {
     this.#adapter = adapter;
+    this.#channels = new LocalChannels(logger);
     this.#keyv = new Keyv(adapter, {
       namespace: undefined,
       useKeyPrefix: false,
@@ -127,6 +132,13 @@ export class SqliteStore implements Store {
     });
   }
 
+  async release(namespace: Namespace, key: string, expectedStatus: string): Promise<boolean> {
+    return this.#run(`release ${namespace}:${key}`, async () => {
+      const rows = await this.#query(RELEASE_SQL, recordKey(namespace, key), expectedStatus, Date.now());
+      return rows.length === 1;
+    });
+  }
+
   async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     return this.#run(`list ${namespace}:${prefix}*`, async () => {
       const head = recordKey(namespace, '');
@@ -146,6 +158,14 @@ export class SqliteStore implements Store {
     });
   }
 
+  async publish(channel: string, message: string): Promise<void> {
+    await this.#run(`publish ${channel}`, async () => this.#channels.publish(channel, message));
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    return this.#run(`subscribe ${channel}`, async () => this.#channels.subscribe(channel, handler));
+  }
+
   async ping(): Promise<boolean> {
     if (this.#closed) return false;
     try {
@@ -160,6 +180,7 @@ export class SqliteStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopPurge();
+    this.#channels.clear();
     await this.#keyv.disconnect();
   }
 

@@ -24,8 +24,25 @@ export interface Store {
     next: T,
     ttlMs?: number,
   ): Promise<boolean>;
+  /**
+   * Delete a record only if its `status` field equals `expectedStatus`, atomically (a lease released only by
+   * its owner). Returns false, changing nothing, when the record is missing (or expired) or its status differs.
+   */
+  release(namespace: Namespace, key: string, expectedStatus: string): Promise<boolean>;
   /** Live records of a namespace whose key starts with `prefix`, sorted by key (operator commands). */
   list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>>;
+  /**
+   * Send `message` to every current subscriber of `channel`. Redis: every instance on the server (same key
+   * prefix); sqlite and memory: subscribers of this store object only. Delivery is at most once: a subscriber
+   * that is disconnected misses it, so callers keep the record in the store and treat a message as a hint.
+   */
+  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Call `handler` with each message published on `channel` from now on (resolves once that holds). A handler
+   * that throws (or rejects) is logged, never propagated. Returns the unsubscribe; after it resolves the
+   * handler is not called again.
+   */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /** True when the backing store answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import { createStore } from '../../src/store/createStore.ts';
+import { describePubSubContract } from './pubSubContract.ts';
 import { describeStoreContract } from './storeContract.ts';
 
 describeStoreContract(
@@ -8,4 +9,10 @@ describeStoreContract(
     cleanup: async () => undefined,
   }),
   { shared: false },
+);
+
+describePubSubContract(
+  'memory://',
+  async () => ({ open: async () => createStore('memory://'), cleanup: async () => undefined }),
+  { crossInstance: false },
 );

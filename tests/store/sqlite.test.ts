@@ -6,19 +6,20 @@ import KeyvSqlite from '@keyv/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStore, DEFAULT_STORE_URL, StoreError } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
-import { describeStoreContract } from './storeContract.ts';
+import { describePubSubContract } from './pubSubContract.ts';
+import { describeStoreContract, type BackendUnderTest } from './storeContract.ts';
 
-describeStoreContract(
-  'sqlite:// (temp file)',
-  async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skillbot-store-'));
-    return {
-      open: async () => createStore(`sqlite://${path.join(dir, 'store.sqlite')}`),
-      cleanup: async () => fs.rm(dir, { recursive: true, force: true }),
-    };
-  },
-  { shared: true },
-);
+async function tempSqlite(): Promise<BackendUnderTest> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skillbot-store-'));
+  return {
+    open: async () => createStore(`sqlite://${path.join(dir, 'store.sqlite')}`),
+    cleanup: async () => fs.rm(dir, { recursive: true, force: true }),
+  };
+}
+
+describeStoreContract('sqlite:// (temp file)', tempSqlite, { shared: true });
+// SQLite cannot notify another connection: messages reach the publishing store object's subscribers only.
+describePubSubContract('sqlite:// (temp file)', tempSqlite, { crossInstance: false });
 
 describe('sqlite store on disk', () => {
   let dir: string;

@@ -184,6 +184,32 @@ export function describeStoreContract(
       expect(await store.list('dedupe', '')).toEqual([]);
     });
 
+    it('release: deletes only a live record holding the expected status (a lease released by its owner)', async () => {
+      await store.set('leases', 'chat-1', { status: 'instance-a', since: 1 }, HOUR);
+      expect(await store.release('leases', 'chat-1', 'instance-b')).toBe(false);
+      expect(await store.get('leases', 'chat-1')).toEqual({ status: 'instance-a', since: 1 });
+      expect(await store.release('leases', 'chat-1', 'instance-a')).toBe(true);
+      expect(await store.get('leases', 'chat-1')).toBeUndefined();
+      expect(await store.release('leases', 'chat-1', 'instance-a')).toBe(false);
+      expect(await store.release('leases', 'never-there', 'instance-a')).toBe(false);
+      await store.set('leases', 'plain', 'instance-a');
+      expect(await store.release('leases', 'plain', 'instance-a')).toBe(false);
+      expect(await store.get('leases', 'plain')).toBe('instance-a');
+      await store.set('leases', 'lapsed', { status: 'instance-a' }, 40);
+      await sleep(150);
+      expect(await store.release('leases', 'lapsed', 'instance-a')).toBe(false);
+      // A lapsed lease taken over by someone else is theirs: the old owner's release must not remove it.
+      expect(await store.claim('leases', 'lapsed', { status: 'instance-b' }, HOUR)).toBe(true);
+      expect(await store.release('leases', 'lapsed', 'instance-a')).toBe(false);
+      expect(await store.get('leases', 'lapsed')).toEqual({ status: 'instance-b' });
+    });
+
+    it('release: of 50 concurrent callers exactly one deletes the record', async () => {
+      await store.set('leases', 'chat-2', { status: 'instance-a' }, HOUR);
+      const results = await Promise.all(Array.from({ length: 50 }, async () => store.release('leases', 'chat-2', 'instance-a')));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
     it('fails loudly once closed instead of answering "not found"', async () => {
       expect(await store.ping()).toBe(true);
       await store.set('grants', 'k', 'v');
@@ -195,6 +221,9 @@ export function describeStoreContract(
       await expect(store.claim('dedupe', 'k', 'v', HOUR)).rejects.toThrow(StoreError);
       await expect(store.compareAndSet('approvals', 'k', 'pending', { status: 'x' })).rejects.toThrow(StoreError);
       await expect(store.list('grants', '')).rejects.toThrow(StoreError);
+      await expect(store.release('leases', 'k', 'x')).rejects.toThrow(StoreError);
+      await expect(store.publish('approvals', 'x')).rejects.toThrow(StoreError);
+      await expect(store.subscribe('approvals', () => undefined)).rejects.toThrow(StoreError);
     });
 
     if (shared) {
@@ -224,6 +253,16 @@ export function describeStoreContract(
           expect(results.filter(Boolean)).toHaveLength(1);
           expect((await store.get<Approval>('approvals', 'a1'))?.status).toBe('resolved');
           expect(await other.list('approvals', '')).toEqual(await store.list('approvals', ''));
+        });
+
+        it('release has one winner across both', async () => {
+          const other = await open();
+          await store.set('leases', 'chat-3', { status: 'instance-a' }, HOUR);
+          const results = await Promise.all(
+            Array.from({ length: 50 }, async (_unused, index) => (index % 2 === 0 ? store : other).release('leases', 'chat-3', 'instance-a')),
+          );
+          expect(results.filter(Boolean)).toHaveLength(1);
+          expect(await other.get('leases', 'chat-3')).toBeUndefined();
         });
       });
     }
