@@ -43,6 +43,8 @@ export interface ResourceFile {
   size: number;
   /** Text of the file when the body names it and it is small text; cached at index time. */
   text?: string;
+  /** True when `text` holds only the start of the file (size cap). */
+  truncated?: boolean;
 }
 
 /** A validated skill as the registry holds it. Treat as immutable. */
@@ -53,6 +55,8 @@ export interface Skill {
   root: string;
   /** Real path of the skill folder. */
   dir: string;
+  /** The folder as discovered under its root (may be a symlink); its name is the one `name` must equal. */
+  folder: string;
   /** The parsed frontmatter (a fresh object, never gray-matter's cached one). */
   frontmatter: Readonly<Record<string, unknown>>;
   /** The markdown body of SKILL.md. */
@@ -68,4 +72,60 @@ export interface Skill {
   preflight: PreflightStep[];
   hooks: HookMap;
   warnings: SkillProblem[];
+}
+
+/** How a script's run is shown to the model inside `<script_output>` (filled by later issues). */
+export interface ScriptOutputView {
+  script: string;
+  args: string[];
+  status: 'ok' | 'failed' | 'timeout' | 'refused' | 'declined' | 'not_run';
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  note?: string;
+}
+
+/** A folder holding SKILL.md that did not load, with everything wrong with it. */
+export interface InvalidSkill {
+  /** The frontmatter name when it could be read, else the folder's name. */
+  id: string;
+  root: string;
+  /** The folder as discovered (not resolved). */
+  folder: string;
+  errors: SkillProblem[];
+  warnings: SkillProblem[];
+}
+
+/** A valid skill that lost a name clash to an earlier root (or an earlier folder of the same root). */
+export interface ShadowedSkill {
+  id: string;
+  folder: string;
+  root: string;
+  /** The folder of the skill that won. */
+  winner: string;
+}
+
+export interface CatalogResult {
+  text: string;
+  /** Ids listed, sorted. */
+  included: string[];
+  /** Ids whose description was shortened to fit the budget. */
+  shortened: string[];
+  /** Ids left out because even shortened descriptions did not fit. */
+  dropped: string[];
+}
+
+/** One immutable view of every skill. A turn takes one at its start and uses it throughout. */
+export interface SkillSnapshot {
+  readonly version: number;
+  get(id: string): Skill | undefined;
+  /** Valid, winning skills sorted by id. */
+  list(): readonly Skill[];
+  /** Ids nearest to `id` (edit distance), best first. */
+  closest(id: string, n?: number): string[];
+  /** The `Agent Skills` system prompt section (rendered once per snapshot). */
+  readonly catalog: CatalogResult;
+  readonly invalid: readonly InvalidSkill[];
+  readonly shadowed: readonly ShadowedSkill[];
 }

@@ -1,0 +1,159 @@
+// The rules for SKILL.md frontmatter, in two profiles: `spec` (exactly the Agent Skills specification) and
+// `runtime` (what the bot loads: spec deviations it can live with become warnings, Claude Code's keys and
+// our extensions are accepted).
+import { checkHooks, checkPlaceholders, checkPreflight, checkTriggers, type FolderFacts } from './extensions.ts';
+import { isPlainObject, ProblemList, show } from './problems.ts';
+import { codePointLength } from './text.ts';
+import type { HookMap, PreflightStep, Profile, SkillProblem } from './types.ts';
+
+export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
+const EXTENSION_KEYS = new Set(['triggers', 'preflight', 'hooks']);
+/** Claude Code's skill keys: accepted (not used) in `runtime`. Booleans the bot honours are checked as errors. */
+const CLAUDE_CODE_BOOLEANS = new Set(['disable-model-invocation', 'user-invocable']);
+const CLAUDE_CODE_STRINGS = new Set(['argument-hint', 'model', 'context', 'agent', 'when_to_use']);
+
+const NAME_MAX = 64;
+const DESCRIPTION_MAX = 1024;
+const COMPATIBILITY_MAX = 500;
+
+export interface ValidationInput {
+  data: Readonly<Record<string, unknown>>;
+  body: string;
+  /** SKILL.md's path, for messages. */
+  file: string;
+  /** The name of the folder as discovered. */
+  folderName: string;
+  folder: FolderFacts;
+  profile: Profile;
+}
+
+export interface ValidatedFrontmatter {
+  errors: SkillProblem[];
+  warnings: SkillProblem[];
+  /** The name when it is a string (even an invalid one), for reports. */
+  name: string | undefined;
+  description: string;
+  disableModelInvocation: boolean;
+  triggers: string[];
+  preflight: PreflightStep[];
+  hooks: HookMap;
+}
+
+function checkName(value: unknown, folderName: string, problems: ProblemList): void {
+  if (value === undefined) return problems.error('NAME_MISSING', 'name', 'is required');
+  if (typeof value !== 'string') return problems.error('NAME_TYPE', 'name', `must be a string, got ${show(value)}`);
+  const length = codePointLength(value);
+  if (length < 1 || length > NAME_MAX) {
+    return problems.error('NAME_LENGTH', 'name', `must be 1-${NAME_MAX} characters, got ${length}`);
+  }
+  if (!/^[\p{Ll}\p{Nd}-]+$/u.test(value) || value.normalize('NFKC') !== value) {
+    return problems.error('NAME_CHARS', 'name', `may hold only lowercase letters, digits and hyphens, got ${show(value)}`);
+  }
+  if (value.startsWith('-') || value.endsWith('-') || value.includes('--')) {
+    return problems.error('NAME_HYPHENS', 'name', `may not start or end with a hyphen or hold "--", got ${show(value)}`);
+  }
+  if (value !== folderName) {
+    problems.deviation('NAME_FOLDER_MISMATCH', 'name', `${show(value)} differs from its folder's name ${show(folderName)}`);
+  }
+}
+
+function checkDescription(value: unknown, problems: ProblemList): string {
+  if (value === undefined) {
+    problems.error('DESCRIPTION_MISSING', 'description', 'is required');
+    return '';
+  }
+  if (typeof value !== 'string') {
+    problems.error('DESCRIPTION_TYPE', 'description', `must be a string, got ${show(value)}`);
+    return '';
+  }
+  if (value.trim() === '') {
+    problems.error('DESCRIPTION_BLANK', 'description', 'must not be blank');
+    return '';
+  }
+  const length = codePointLength(value);
+  if (length > DESCRIPTION_MAX) {
+    problems.deviation('DESCRIPTION_LENGTH', 'description', `must be at most ${DESCRIPTION_MAX} characters, got ${length}`);
+  }
+  return value;
+}
+
+function checkOptionalSpecFields(data: Readonly<Record<string, unknown>>, problems: ProblemList): void {
+  const license = data['license'];
+  if (license !== undefined && typeof license !== 'string') {
+    problems.deviation('LICENSE_TYPE', 'license', `must be a string, got ${show(license)}`);
+  }
+  const compatibility = data['compatibility'];
+  if (compatibility !== undefined) {
+    if (typeof compatibility !== 'string') {
+      problems.deviation('COMPATIBILITY_TYPE', 'compatibility', `must be a string, got ${show(compatibility)}`);
+    } else {
+      const length = codePointLength(compatibility);
+      if (length < 1 || length > COMPATIBILITY_MAX) {
+        problems.deviation('COMPATIBILITY_LENGTH', 'compatibility', `must be 1-${COMPATIBILITY_MAX} characters, got ${length}`);
+      }
+    }
+  }
+  const metadata = data['metadata'];
+  if (metadata !== undefined) {
+    if (!isPlainObject(metadata)) {
+      problems.deviation('METADATA_TYPE', 'metadata', `must map strings to strings, got ${show(metadata)}`);
+    } else {
+      for (const [key, value] of Object.entries(metadata)) {
+        if (typeof value !== 'string') {
+          problems.deviation('METADATA_TYPE', `metadata.${key}`, `must be a string, got ${show(value)} (quote it)`);
+        }
+      }
+    }
+  }
+  const tools = data['allowed-tools'];
+  if (tools !== undefined && typeof tools !== 'string') {
+    const isList = Array.isArray(tools) && tools.every((tool) => typeof tool === 'string');
+    // Claude Code also takes a YAML list; the specification says a space-separated string.
+    if (isList && problems.profile === 'runtime') {
+      problems.warn('ALLOWED_TOOLS_TYPE', 'allowed-tools', 'the specification wants a space-separated string, not a list');
+    } else {
+      problems.deviation('ALLOWED_TOOLS_TYPE', 'allowed-tools', `must be a space-separated string, got ${show(tools)}`);
+    }
+  }
+}
+
+/** Validate parsed frontmatter and body. Pure: the folder's files come in through `folder`. */
+export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatter {
+  const { data, profile } = input;
+  const problems = new ProblemList(input.file, profile);
+  checkName(data['name'], input.folderName, problems);
+  const description = checkDescription(data['description'], problems);
+  checkOptionalSpecFields(data, problems);
+
+  const result: ValidatedFrontmatter = {
+    errors: problems.errors,
+    warnings: problems.warnings,
+    name: typeof data['name'] === 'string' ? data['name'] : undefined,
+    description,
+    disableModelInvocation: false,
+    triggers: [],
+    preflight: [],
+    hooks: {},
+  };
+  const specKeys: ReadonlySet<string> = new Set(SPEC_KEYS);
+  for (const [key, value] of Object.entries(data)) {
+    if (specKeys.has(key)) continue;
+    if (profile === 'spec') {
+      problems.error('UNKNOWN_KEY', key, 'is not an Agent Skills field (the spec profile allows only the six fields)');
+    } else if (CLAUDE_CODE_BOOLEANS.has(key)) {
+      if (typeof value !== 'boolean') problems.error('FIELD_TYPE', key, `must be true or false, got ${show(value)}`);
+      else if (key === 'disable-model-invocation') result.disableModelInvocation = value;
+    } else if (CLAUDE_CODE_STRINGS.has(key)) {
+      if (typeof value !== 'string') problems.warn('FIELD_TYPE', key, `must be a string, got ${show(value)}`);
+    } else if (!EXTENSION_KEYS.has(key)) {
+      problems.warn('UNKNOWN_KEY', key, 'is not a known field; ignored');
+    }
+  }
+  if (profile === 'runtime') {
+    if (data['triggers'] !== undefined) result.triggers = checkTriggers(data['triggers'], problems);
+    if (data['preflight'] !== undefined) result.preflight = checkPreflight(data['preflight'], input.folder, problems);
+    if (data['hooks'] !== undefined) result.hooks = checkHooks(data['hooks'], input.folder, problems);
+    checkPlaceholders(input.body, result.preflight, problems);
+  }
+  return result;
+}
