@@ -20,7 +20,6 @@ export class LiveMessage {
     private readonly channel: string,
     private readonly threadTs: string,
     private readonly logger: Logger,
-    private readonly intervalMs = MIN_UPDATE_INTERVAL_MS,
   ) {}
 
   /** Posts the placeholder. A failure is logged: the answer is then posted as a new message. */
@@ -61,7 +60,7 @@ export class LiveMessage {
 
   #schedule(): void {
     if (this.#ts === undefined || this.#timer !== undefined || this.#pending === undefined || this.#finished) return;
-    const wait = Math.max(0, this.#lastCallAt + this.intervalMs - Date.now());
+    const wait = Math.max(0, this.#lastCallAt + MIN_UPDATE_INTERVAL_MS - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flush();
@@ -81,7 +80,7 @@ export class LiveMessage {
   }
 
   async #waitTurn(): Promise<void> {
-    const wait = this.#lastCallAt + this.intervalMs - Date.now();
+    const wait = this.#lastCallAt + MIN_UPDATE_INTERVAL_MS - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

@@ -21,12 +21,10 @@ export function webClientOptions(apiUrl: string | undefined): WebClientOptions {
   };
 }
 
-export interface SlackApiOptions {
-  /** How many 429s in a row one call waits out before giving up. */
-  maxRateLimitWaits?: number;
-  /** A Retry-After longer than this is not waited out (the call fails). */
-  maxWaitMs?: number;
-}
+/** How many 429s in a row one call waits out before giving up. */
+const MAX_RATE_LIMIT_WAITS = 3;
+/** A Retry-After longer than this is not waited out (the call fails). */
+const MAX_WAIT_MS = 60_000;
 
 export interface Identity {
   teamId: string;
@@ -55,15 +53,11 @@ function isRateLimited(error: unknown): error is { retryAfter: number } {
 export class SlackApi {
   readonly #client: WebClient;
   readonly #logger: Logger;
-  readonly #maxWaits: number;
-  readonly #maxWaitMs: number;
   readonly #closing = new AbortController();
 
-  constructor(client: WebClient, logger: Logger, options: SlackApiOptions = {}) {
+  constructor(client: WebClient, logger: Logger) {
     this.#client = client;
     this.#logger = logger;
-    this.#maxWaits = options.maxRateLimitWaits ?? 3;
-    this.#maxWaitMs = options.maxWaitMs ?? 60_000;
   }
 
   /** Who the token belongs to. Throws on a refused token or an unreachable API. */
@@ -118,9 +112,9 @@ export class SlackApi {
       try {
         return await call();
       } catch (error) {
-        if (!isRateLimited(error) || waits >= this.#maxWaits) throw error;
+        if (!isRateLimited(error) || waits >= MAX_RATE_LIMIT_WAITS) throw error;
         const waitMs = Math.max(1, error.retryAfter) * 1000;
-        if (waitMs > this.#maxWaitMs) throw error;
+        if (waitMs > MAX_WAIT_MS) throw error;
         this.#logger.warn({ method, retryAfterS: error.retryAfter }, 'Slack rate limit: waiting as Retry-After asks');
         await delay(waitMs, undefined, { signal: this.#closing.signal });
       }

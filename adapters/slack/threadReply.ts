@@ -20,9 +20,8 @@ export class ThreadReply implements TurnSink {
     private readonly channel: string,
     private readonly threadTs: string,
     private readonly logger: Logger,
-    intervalMs?: number,
   ) {
-    this.#live = new LiveMessage(api, channel, threadTs, logger, intervalMs);
+    this.#live = new LiveMessage(api, channel, threadTs, logger);
   }
 
   /** Posts the placeholder at once, so the person sees the bot took the message. */

@@ -23,8 +23,6 @@ export interface TurnDeps {
   threads: ThreadMemory;
   tasks: BackgroundTasks;
   logger: Logger;
-  /** Placeholder update spacing (tests may not shorten it below Slack's guidance; defaults to 1 s). */
-  updateIntervalMs?: number;
 }
 
 /**
@@ -36,7 +34,7 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn): Promise<void> 
   const chatId = slackChatId(worldId, turn.threadTs);
   await deps.threads.remember(chatId, turn.userId);
   const log = deps.logger.child({ chatId });
-  const sink = new ThreadReply(deps.api, turn.channelId, turn.threadTs, log, deps.updateIntervalMs);
+  const sink = new ThreadReply(deps.api, turn.channelId, turn.threadTs, log);
   sink.open();
   const queued = deps.app.engine.handleMessage(
     { worldId, chatId, userId: turn.userId, text: turn.text, ...(turn.skill ? { skill: turn.skill } : {}) },
