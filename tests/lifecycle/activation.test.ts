@@ -158,6 +158,16 @@ describe('triggered skills', () => {
     expect(loadedIn(harness.fake.requests[0])).toEqual(['best', 'a']);
   });
 
+  it('never activate a skill the world does not allow', async () => {
+    harness = await startEngine({
+      skills: [plainSkill('secret-ops', ['deploy']), plainSkill('public-ops', ['deploy'])],
+      tweak: (config) => void (config.defaults.skills = ['public-ops']),
+    });
+    harness.fake.setBrain(() => textReply('ok'));
+    await harness.say('deploy it');
+    expect(loadedIn(harness.fake.requests[0])).toEqual(['public-ops']);
+  });
+
   it('ask one question listing the scripts, preflight commands and hooks together', async () => {
     const spec = hooked('journal', ['journal']);
     harness = await startEngine({
