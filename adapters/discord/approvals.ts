@@ -1,5 +1,5 @@
 import { type ButtonInteraction, MessageFlags } from 'discord.js';
-import type { ApprovalRuntime } from '../../src/hitl/approvals.ts';
+import { type ApprovalRuntime, SYSTEM_DECIDERS } from '../../src/hitl/approvals.ts';
 import type { ApprovalPresenter, ApprovalRecord, ResponseResult } from '../../src/hitl/types.ts';
 import type { Logger } from '../../src/log.ts';
 import { describeOutcome, parseCustomId, questionMessage, resolvedMessage } from './approvalMessage.ts';
@@ -16,6 +16,8 @@ type PrivateReply = (text: string) => Promise<void>;
 export class DiscordApprovalPresenter implements ApprovalPresenter {
   /** While a click is being answered, what the runtime tells its user privately goes into the click's ephemeral reply. */
   readonly #clicks = new Map<string, PrivateReply>();
+  /** Questions this instance showed that are still open, with their platformRef. */
+  readonly #open = new Map<string, ApprovalRecord>();
 
   constructor(
     private readonly api: DiscordApi,
@@ -27,10 +29,13 @@ export class DiscordApprovalPresenter implements ApprovalPresenter {
     const channelId = channelOfChat(record.chatId);
     const messageId = await this.api.post(channelId, questionMessage(record));
     this.activity.posted(record.chatId);
-    return `${channelId}:${messageId}`;
+    const platformRef = `${channelId}:${messageId}`;
+    this.#open.set(record.id, { ...record, platformRef });
+    return platformRef;
   }
 
   async resolved(record: ApprovalRecord): Promise<void> {
+    this.#open.delete(record.id);
     const [channelId, messageId] = (record.platformRef ?? '').split(':');
     if (!channelId || !messageId) return;
     await this.api.edit(channelId, messageId, resolvedMessage(record));
@@ -47,6 +52,25 @@ export class DiscordApprovalPresenter implements ApprovalPresenter {
     // Not from a click of this instance: a DM is the private place left.
     const dm = await this.api.openDm(userId);
     await this.api.post(dm, { content: text });
+  }
+
+  /**
+   * The bot is stopping: the questions it still waits on will lapse as soon as the app closes, when the gateway
+   * and the REST token are already gone. Say so in them now and take their buttons away.
+   */
+  async lapseOpen(): Promise<void> {
+    const open = [...this.#open.values()];
+    this.#open.clear();
+    const lapsed = (record: ApprovalRecord): ApprovalRecord => ({
+      ...record,
+      status: 'resolved',
+      outcome: 'expired',
+      option: record.defaultOption,
+      decidedBy: SYSTEM_DECIDERS.shutdown,
+    });
+    await Promise.all(
+      open.map((record) => this.resolved(lapsed(record)).catch((error: unknown) => this.log.warn({ err: error, approvalId: record.id }, 'marking an approval lapsed failed'))),
+    );
   }
 
   /** Runs `respond` with private notes for this user routed to `reply`; tells whether one was sent. */

@@ -1,13 +1,13 @@
 import { type AutocompleteInteraction, type ChatInputCommandInteraction, type Interaction, MessageFlags } from 'discord.js';
 import type { Engine } from '../../src/agent/engine.ts';
+import type { ApprovalRuntime } from '../../src/hitl/approvals.ts';
 import type { Logger } from '../../src/log.ts';
 import type { SkillRegistry } from '../../src/skills/registry.ts';
 import { answerApprovalClick, type DiscordApprovalPresenter } from './approvals.ts';
-import type { ApprovalRuntime } from '../../src/hitl/approvals.ts';
 import type { ChatActivity } from './chatActivity.ts';
 import { skillChoices, skillList } from './commands.ts';
-import type { DiscordApi } from './discordApi.ts';
-import { threadName } from './messages.ts';
+import { type DiscordApi, discordErrorCode } from './discordApi.ts';
+import { NO_THREAD_TEXT, threadName } from './messages.ts';
 import { ChannelOutlet, InteractionOutlet, type Outlet } from './outlets.ts';
 import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
 import { splitMessage } from './split.ts';
@@ -75,7 +75,14 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
   if (location.kind === 'channel') {
     await interaction.editReply({ content: skillId === undefined ? quote(args) : `\`/skill ${skillId}\`${args ? `\n${quote(args)}` : ''}` });
     if (originalId === undefined) throw new Error('Discord did not say which message answers the command');
-    const threadId = await deps.api.startThread(location.channelId, originalId, threadName(args, skillId ?? `Question from ${interaction.user.username}`));
+    let threadId: string;
+    try {
+      threadId = await deps.api.startThread(location.channelId, originalId, threadName(args, skillId ?? `Question from ${interaction.user.username}`));
+    } catch (error) {
+      deps.log.warn({ err: error, code: discordErrorCode(error), channelId: location.channelId }, 'opening a thread failed');
+      await interaction.followUp({ content: NO_THREAD_TEXT, flags: MessageFlags.Ephemeral });
+      return;
+    }
     place = threadPlace(location.guildId, location.channelId, threadId);
     await deps.threads.remember(place, interaction.user.id);
     outlet = new ChannelOutlet(deps.api, threadId, deps.log);

@@ -10,6 +10,7 @@ import type { TurnRunner } from './turns.ts';
 export const DEDUPE_TTL_MS = 60 * 60_000;
 
 const HINT = 'Ask me something: write your question in words (mention me in a channel, or use `/ask`).';
+export const NO_THREAD_TEXT = 'I could not open a thread here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.';
 
 export interface MessageDeps {
   botId: () => string | undefined;
@@ -20,9 +21,10 @@ export interface MessageDeps {
   log: Logger;
 }
 
-/** The text without the bot's own mention (`<@id>` or the older `<@!id>`). */
-export function withoutMention(content: string, botId: string): string {
-  return content.replace(new RegExp(`<@!?${botId}>`, 'g'), ' ').replace(/[ \t]{2,}/g, ' ').trim();
+/** The text without the bot's own mentions: `<@id>`, the older `<@!id>`, and its managed role `<@&role>`. */
+export function withoutMention(content: string, botId: string, botRoleIds: string[] = []): string {
+  const ids = [`!?${botId}`, ...botRoleIds.map((id) => `&${id}`)].join('|');
+  return content.replace(new RegExp(`<@(?:${ids})>`, 'g'), ' ').replace(/[ \t]{2,}/g, ' ').trim();
 }
 
 /** A thread name from the question: its first line, mentions out, at most 80 characters. */
@@ -45,7 +47,7 @@ async function openThread(message: Message, guildId: string, text: string, deps:
     return place;
   } catch (error) {
     deps.log.warn({ err: error, code: discordErrorCode(error), channelId: message.channelId }, 'opening a thread failed');
-    await deps.api.post(message.channelId, { content: 'I could not open a thread here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.' });
+    await deps.api.post(message.channelId, { content: NO_THREAD_TEXT });
     return undefined;
   }
 }
@@ -59,10 +61,12 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const botId = deps.botId();
   if (!botId || message.author.bot || message.system) return;
   const location = await locate(channelFactsOf(message.channel, message.channelId, message.guildId), deps.threads);
-  const mentioned = message.mentions.users.has(botId);
+  // Picking the bot in Discord's @ menu may insert its managed role instead of its user.
+  const botRoles = message.mentions.roles.filter((role) => role.tags?.botId === botId).map((role) => role.id);
+  const mentioned = message.mentions.users.has(botId) || botRoles.length > 0;
   const addressed = location.kind === 'dm' || location.kind === 'botThread' || (mentioned && location.kind !== 'unknown');
   if (!addressed || !(await firstTime(deps.store, `message:${message.id}`))) return;
-  const text = withoutMention(message.content, botId);
+  const text = withoutMention(message.content, botId, botRoles);
   if (text === '') {
     await deps.api.post(message.channelId, { content: HINT });
     return;

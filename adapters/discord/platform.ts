@@ -95,6 +95,8 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
     });
   });
 
+  // REST works before the gateway: adding the presenter updates questions a previous process left open.
+  client.rest.setToken(token);
   const removePresenter = app.approvals.addPresenter('discord', presenter);
   let commandsRegistered = false;
   try {
@@ -117,9 +119,11 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
     async stop() {
       if (stopped) return;
       stopped = true;
-      client.removeAllListeners(Events.MessageCreate);
-      client.removeAllListeners(Events.InteractionCreate);
+      // No new work, and no "reconnecting" noise while the connection closes on purpose.
+      client.removeAllListeners();
+      client.on(Events.Error, (error) => log.debug({ err: error }, 'discord client error while stopping'));
       await turns.drain(options.shutdownGraceMs ?? 10_000);
+      await presenter.lapseOpen();
       removePresenter();
       await client.destroy();
     },

@@ -71,6 +71,10 @@ describe('Discord conversations', () => {
     await waitForBotMessage(discord, thread.id, 'heard 1: summarise the week');
     expect(threadOn(discord, chatter.id)).toBeUndefined();
     expect(botMessages(discord, discord.general.id).some((message) => message.content.includes('lunch'))).toBe(false);
+    // Discord's @ menu may insert the bot's managed role instead of its user: that is a mention too.
+    const byRole = discord.say(bob, discord.general, `<@&${discord.world.botRoleId}> what changed today?`);
+    const roleThread = await discord.waitFor(() => threadOn(discord, byRole.id), 'a thread on the role mention');
+    await waitForBotMessage(discord, roleThread.id, 'heard 1: what changed today?');
   });
 
   it('keeps each DM channel as one chat', async () => {
@@ -128,5 +132,40 @@ describe('Discord conversations', () => {
     const refusal = await discord.waitFor(() => discord.world.message(wrong.originalMessageId ?? ''), 'the refusal');
     expect(refusal.ephemeral).toBe(true);
     expect(refusal.content).toContain('`release-notes`');
+  });
+
+  it('splits a long answer into messages of at most 2,000 characters, closing and reopening a cut code block', async () => {
+    countingBrain();
+    const thread = await ask('Show me the whole script');
+    const code = Array.from({ length: 90 }, (_, index) => `echo "step ${index} of the long deployment script"`);
+    const answer = ['Here it is:', '```sh', ...code, '```', 'That is all.'].join('\n');
+    anthropic.setBrain(() => textReply(answer));
+    discord.say(alice, thread, 'the full script please');
+    await waitForBotMessage(discord, thread.id, /That is all\.$/);
+    const parts = botMessages(discord, thread.id).filter((message) => !message.content.startsWith('heard'));
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) {
+      expect(part.content.length).toBeLessThanOrEqual(2000);
+      expect(part.content.split('\n').filter((line) => line.startsWith('```')).length % 2).toBe(0);
+    }
+    expect(parts[1]?.content.startsWith('```sh\n')).toBe(true);
+    for (const line of code) expect(parts.some((part) => part.content.includes(line))).toBe(true);
+  });
+
+  it('never lets model text ping anyone: every message carries allowed_mentions that parse nothing', async () => {
+    const role = discord.world.ids.next();
+    anthropic.setBrain(() => textReply(`@everyone @here look, <@${bob.id}> and <@&${role}>!`));
+    const interaction = discord.slash(alice, discord.general, 'ask', { prompt: `ping @everyone and <@${bob.id}>` });
+    const thread = await discord.waitFor(() => interaction.originalMessageId !== undefined && threadOn(discord, interaction.originalMessageId), 'the thread');
+    const answer = await waitForBotMessage(discord, thread.id, /^@everyone @here look/);
+    expect(answer.content).toContain(`<@${bob.id}>`);
+    expect(answer.pings).toEqual([]);
+    expect(discord.world.message(interaction.originalMessageId ?? '')?.pings).toEqual([]);
+    const sent = discord.world.messages.filter((message) => message.author.id === discord.bot.id);
+    for (const message of sent) {
+      expect(message.allowedMentions?.parse).toEqual([]);
+      // Only an approval question may notify someone: its requester.
+      expect(message.pings.every((ping) => ping === `user:${alice.id}` && message.history[0]?.includes('Approval needed'))).toBe(true);
+    }
   });
 });

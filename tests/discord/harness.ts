@@ -67,7 +67,7 @@ export async function startDiscordBot(options: {
   const app = await createApp(config, logger, { watchSkills: false, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 } });
   let running: RunningPlatform;
   try {
-    running = await createDiscordLauncher({ shutdownGraceMs: 2000 }).start(app, new HttpServer(logger, async () => ({ ok: true, detail: {} })));
+    running = await createDiscordLauncher({ shutdownGraceMs: 1000 }).start(app, new HttpServer(logger, async () => ({ ok: true, detail: {} })));
   } catch (error) {
     await app.close();
     throw error;

@@ -43,7 +43,8 @@ export interface GatewayOptions {
 
 export class FakeGateway {
   readonly stats: GatewayStats = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, queries: [], intents: 0 };
-  #session: Session | undefined;
+  /** Discord lets one bot hold several sessions (several processes); each gets every event. */
+  readonly #sessions = new Map<string, Session>();
   #server: WebSocketServer | undefined;
   #url = '';
 
@@ -59,14 +60,16 @@ export class FakeGateway {
     this.#server.on('connection', (socket, request) => this.#onConnection(socket, new URL(request.url ?? '/', 'ws://fake').search.slice(1)));
   }
 
-  /** True while a session's socket is open and identified or resumed. */
+  /** True while some session's socket is open. */
   get connected(): boolean {
-    return this.#session?.socket?.readyState === 1;
+    return [...this.#sessions.values()].some((session) => session.socket?.readyState === 1);
   }
 
   dispatch(event: Dispatch): void {
-    const session = this.#session;
-    if (!session) return;
+    for (const session of this.#sessions.values()) this.#dispatchTo(session, event);
+  }
+
+  #dispatchTo(session: Session, event: Dispatch): void {
     if (event.intent !== undefined && (session.intents & event.intent) === 0) return;
     let d = event.d;
     if (event.contentGated && (session.intents & INTENTS.MessageContent) === 0) {
@@ -79,9 +82,9 @@ export class FakeGateway {
     this.#send(session.socket, { op: 0, ...entry });
   }
 
-  /** Drops the connection without a close frame (as a network failure would). */
+  /** Drops every connection without a close frame (as a network failure would). */
   drop(): void {
-    this.#session?.socket?.terminate();
+    for (const session of this.#sessions.values()) session.socket?.terminate();
   }
 
   close(): void {
@@ -100,8 +103,13 @@ export class FakeGateway {
     if (params.get('v') !== '10') return socket.close(4012, 'Invalid API version');
     if (params.get('encoding') !== 'json' || params.has('compress')) return socket.close(4002, 'The fake speaks plain JSON only');
     socket.on('message', (raw) => this.#onPayload(socket, String(raw)));
-    socket.on('close', () => {
-      if (this.#session?.socket === socket) this.#session.socket = undefined;
+    socket.on('close', (code) => {
+      for (const [id, session] of this.#sessions) {
+        if (session.socket !== socket) continue;
+        session.socket = undefined;
+        // A client closing with 1000/1001 ends its session (it cannot be resumed), as on Discord.
+        if (code === 1000 || code === 1001) this.#sessions.delete(id);
+      }
     });
     this.#send(socket, { op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
   }
@@ -133,33 +141,35 @@ export class FakeGateway {
     if ((intents & INTENTS.MessageContent) !== 0 && !this.options.messageContentAllowed) return socket.close(4014, 'Disallowed intent(s)');
     this.stats.identifies += 1;
     this.stats.intents = intents;
-    if (this.#session?.socket !== socket) this.#session?.socket?.terminate();
-    this.#session = { id: randomUUID(), seq: 0, intents, log: [], socket };
+    // A socket that identifies again starts over; its old session ends.
+    for (const [id, old] of this.#sessions) if (old.socket === socket) this.#sessions.delete(id);
+    const session: Session = { id: randomUUID(), seq: 0, intents, log: [], socket };
+    this.#sessions.set(session.id, session);
     const { world } = this;
-    this.dispatch({
+    this.#dispatchTo(session, {
       t: 'READY',
       d: {
         v: 10,
         user: { ...world.userPayload(world.bot), verified: true, mfa_enabled: false, flags: 0 },
         guilds: [{ id: world.guildId, unavailable: true }],
-        session_id: this.#session.id,
+        session_id: session.id,
         resume_gateway_url: this.#url,
         shard: [0, 1],
         application: { id: world.applicationId, flags: 0 },
       },
     });
-    this.dispatch({ t: 'GUILD_CREATE', d: this.#guildPayload(), intent: INTENTS.Guilds });
+    this.#dispatchTo(session, { t: 'GUILD_CREATE', d: this.#guildPayload(), intent: INTENTS.Guilds });
   }
 
   #resume(socket: WebSocket, d: Record<string, unknown>): void {
-    const session = this.#session;
-    if (!session || d.token !== this.options.token || d.session_id !== session.id) return this.#send(socket, { op: 9, d: false });
+    const session = this.#sessions.get(String(d.session_id));
+    if (!session || d.token !== this.options.token) return this.#send(socket, { op: 9, d: false });
     this.stats.resumes += 1;
     if (session.socket !== socket) session.socket?.terminate();
     session.socket = socket;
     const after = Number(d.seq ?? 0);
     for (const entry of session.log) if (entry.s > after) this.#send(socket, { op: 0, ...entry });
-    this.dispatch({ t: 'RESUMED', d: {} });
+    this.#dispatchTo(session, { t: 'RESUMED', d: {} });
   }
 
   #guildPayload(): Record<string, unknown> {
@@ -178,10 +188,13 @@ export class FakeGateway {
       preferred_locale: 'en-US',
       premium_tier: 0,
       system_channel_id: null,
-      roles: [{ id: world.guildId, name: '@everyone', permissions: '2199023255551', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      roles: [
+        { id: world.guildId, name: '@everyone', permissions: '2199023255551', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
+        { id: world.botRoleId, name: world.bot.username, permissions: '2199023255551', position: 1, color: 0, hoist: false, managed: true, mentionable: true, flags: 0, tags: { bot_id: world.bot.id } },
+      ],
       channels: inGuild.filter((channel) => channel.type === CHANNEL_TYPES.text).map((channel) => world.channelPayload(channel)),
       threads: inGuild.filter((channel) => channel.type === CHANNEL_TYPES.publicThread).map((channel) => world.channelPayload(channel)),
-      members: [world.memberPayload(world.bot, true)],
+      members: [{ ...world.memberPayload(world.bot, true), roles: [world.botRoleId] }],
       emojis: [],
       stickers: [],
       presences: [],

@@ -52,6 +52,8 @@ export interface FakeDiscord {
   expireToken(interaction: FakeInteraction): void;
   /** Cuts the gateway socket without a close frame. */
   dropConnection(): void;
+  /** Delivers a person's message again (Discord may repeat an event, e.g. around a reconnect). */
+  redeliver(message: FakeMessage): void;
   /** Polls until `probe` returns a value (not undefined/false/null); fails naming `what` after `timeoutMs`. */
   waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -141,6 +143,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       interaction.tokenExpired = true;
     },
     dropConnection: () => gateway.drop(),
+    redeliver: (message) => actions.redeliver(message),
     async waitFor(probe, what, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -14,16 +14,22 @@ export class UserActions {
   /** A message by a person in a guild channel, thread or DM channel. */
   say(user: FakeUser, channel: FakeChannel, content: string): FakeMessage {
     const message = this.world.addMessage({ channelId: channel.id, author: user, content, source: 'user' });
-    const dm = channel.type === CHANNEL_TYPES.dm;
+    this.redeliver(message);
+    return message;
+  }
+
+  /** Sends MESSAGE_CREATE for a person's message (again). */
+  redeliver(message: FakeMessage): void {
+    const { content } = message;
+    const dm = this.world.channels.get(message.channelId)?.type === CHANNEL_TYPES.dm;
     // Discord withholds content without the MessageContent intent, except in DMs and when the bot is mentioned.
-    const mentionsBot = new RegExp(`<@!?${this.world.bot.id}>`).test(content);
+    const mentionsBot = new RegExp(`<@!?${this.world.bot.id}>|<@&${this.world.botRoleId}>`).test(content);
     this.gateway.dispatch({
       t: 'MESSAGE_CREATE',
       d: this.world.messagePayload(message),
       intent: dm ? INTENTS.DirectMessages : INTENTS.GuildMessages,
       contentGated: !dm && !mentionsBot,
     });
-    return message;
   }
 
   /** A slash command (`options`: string options by name). */

@@ -83,11 +83,14 @@ export class DiscordWorld {
   readonly guildId: string;
   /** The bot's application id, which is also its user id (as for every bot made since 2019). */
   readonly applicationId: string;
+  /** The role Discord makes for the bot when it joins a guild; the @ menu may insert it for "@skillbot". */
+  readonly botRoleId: string;
 
   constructor(botName: string) {
     this.applicationId = this.ids.next();
     this.bot = { id: this.applicationId, username: botName, bot: true };
     this.guildId = this.ids.next();
+    this.botRoleId = this.ids.next();
   }
 
   addUser(username: string): FakeUser {
@@ -218,7 +221,7 @@ export class DiscordWorld {
       tts: false,
       mention_everyone: message.pings.includes('everyone'),
       mentions: mentioned.map((user) => this.userPayload(user)),
-      mention_roles: [],
+      mention_roles: [...new Set([...message.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1]))],
       attachments: [],
       embeds: [],
       pinned: false,

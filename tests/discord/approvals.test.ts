@@ -1,0 +1,151 @@
+// Approval buttons end to end: what the question shows, who may click, clicking twice, grants, a stop and restart.
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_ALLOWED_TEXT } from '../../src/hitl/approvals.ts';
+import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
+import { approvalIn, buttonIds, type DiscordBot, makeSkillsDir, REPORT_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+
+let discord: FakeDiscord;
+let anthropic: FakeAnthropic;
+let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let bot: DiscordBot;
+let alice: FakeUser;
+let bob: FakeUser;
+const cleanups: Array<() => Promise<void>> = [];
+
+/** The model loads the report skill, then says whether its script ran. */
+function reportBrain(): void {
+  anthropic.setBrain((req) => {
+    const result = lastToolResult(req);
+    if (!result) return toolUseReply('load_skill', { skill_id: REPORT_SKILL.id });
+    return textReply(result.content.includes('disk used: 42%') ? 'the script ran' : 'the script did not run');
+  });
+}
+
+beforeAll(async () => {
+  discord = await startFakeDiscord();
+  anthropic = await startFakeAnthropic();
+  skills = await makeSkillsDir();
+  alice = discord.addUser('alice');
+  bob = discord.addUser('bob');
+  bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => {
+  await bot?.stop();
+  await discord?.close();
+  await anthropic?.close();
+  await skills?.remove();
+});
+
+interface Asked {
+  thread: FakeChannel;
+  question: FakeMessage;
+  approvalId: string;
+}
+
+/** Alice asks about the disk with a mention; resolves once the question is shown in the new thread. */
+async function askForReport(fake: FakeDiscord, user: FakeUser): Promise<Asked> {
+  reportBrain();
+  const mention = fake.say(user, fake.general, `<@${fake.bot.id}> how full is the disk?`);
+  const thread = await fake.waitFor(() => threadOn(fake, mention.id), 'the thread');
+  const question = await fake.waitFor(() => approvalIn(fake, thread.id), 'the approval question');
+  const approvalId = /^hitl:([^:]+):/.exec(buttonIds(question)[0] ?? '')?.[1] ?? '';
+  return { thread, question, approvalId };
+}
+
+/** The ephemeral notes a click got, once there. */
+function noteFor(fake: FakeDiscord, click: FakeInteraction, text: string | RegExp): Promise<FakeMessage> {
+  return fake.waitFor(
+    () => fake.world.messages.find((message) => message.interactionId === click.id && message.ephemeral && (typeof text === 'string' ? message.content === text : text.test(message.content))),
+    `an ephemeral note ${String(text)}`,
+  );
+}
+
+const hasButtons = (message: FakeMessage) => buttonIds(message).length > 0;
+
+describe('Discord approvals', () => {
+  it('shows what will run in the thread, pings only the requester, with three hitl:<id>:<option> buttons', async () => {
+    const { thread, question, approvalId } = await askForReport(discord, alice);
+    expect(question.content).toContain(REPORT_SKILL.id);
+    expect(question.content).toContain('scripts/report.sh');
+    expect(question.content).toContain(`<@${alice.id}>`);
+    expect(buttonIds(question)).toEqual([`hitl:${approvalId}:yes_once`, `hitl:${approvalId}:yes_in_session`, `hitl:${approvalId}:no`]);
+    for (const id of buttonIds(question)) expect(id.length).toBeLessThanOrEqual(100);
+    expect(question.pings).toEqual([`user:${alice.id}`]);
+    discord.click(alice, question, `hitl:${approvalId}:no`);
+    await waitForBotMessage(discord, thread.id, 'the script did not run');
+    expect(question.content).toContain(`**Not run** by <@${alice.id}>`);
+  });
+
+  it('runs the script once the requester clicks yes, and edits the question: buttons gone, outcome shown', async () => {
+    const { thread, question, approvalId } = await askForReport(discord, alice);
+    const click = discord.click(alice, question, `hitl:${approvalId}:yes_once`);
+    await waitForBotMessage(discord, thread.id, 'the script ran');
+    expect(click.callbackType).toBe(6);
+    expect(click.callbackAfterMs).toBeLessThan(3000);
+    expect(hasButtons(question)).toBe(false);
+    expect(question.content).toContain(`**Approved once** by <@${alice.id}>`);
+    expect(question.history).toHaveLength(2);
+  });
+
+  it('tells a stranger privately that they may not answer, and the question stays open', async () => {
+    const { thread, question, approvalId } = await askForReport(discord, alice);
+    const stranger = discord.click(bob, question, `hitl:${approvalId}:yes_once`);
+    await noteFor(discord, stranger, NOT_ALLOWED_TEXT);
+    expect(hasButtons(question)).toBe(true);
+    expect(question.history).toHaveLength(1);
+    // A button of this approval clicked in another channel changes nothing either.
+    const other = discord.dm(alice, 'unrelated');
+    await waitForBotMessage(discord, other.channelId, /.+/);
+    const elsewhere = discord.click(alice, { ...question, channelId: other.channelId }, `hitl:${approvalId}:yes_once`);
+    await noteFor(discord, elsewhere, /another channel/);
+    expect(hasButtons(question)).toBe(true);
+    discord.click(alice, question, `hitl:${approvalId}:no`);
+    await waitForBotMessage(discord, thread.id, 'the script did not run');
+  });
+
+  it('counts the first of two clicks only; the second is told privately what was decided', async () => {
+    const { thread, question, approvalId } = await askForReport(discord, alice);
+    discord.click(alice, question, `hitl:${approvalId}:yes_once`);
+    await waitForBotMessage(discord, thread.id, 'the script ran');
+    const again = discord.click(alice, question, `hitl:${approvalId}:no`);
+    const note = await noteFor(discord, again, /^Already answered/);
+    expect(note.content).toContain(`**Approved once** by <@${alice.id}>`);
+    expect(question.history).toHaveLength(2);
+    expect(question.content).toContain('Approved once');
+  });
+
+  it('remembers "allow in this thread": the next run in the thread asks nobody', async () => {
+    const { thread, question, approvalId } = await askForReport(discord, alice);
+    discord.click(alice, question, `hitl:${approvalId}:yes_in_session`);
+    await waitForBotMessage(discord, thread.id, 'the script ran');
+    const asked = discord.messagesIn(thread.id).filter((message) => message.history[0]?.includes('Approval needed')).length;
+    discord.say(alice, thread, 'and now?');
+    await discord.waitFor(() => discord.messagesIn(thread.id).filter((message) => message.content === 'the script ran').length === 2, 'the second run');
+    expect(discord.messagesIn(thread.id).filter((message) => message.history[0]?.includes('Approval needed')).length).toBe(asked);
+  });
+
+  it('on stop, an open question says it lapsed; after a restart its buttons change nothing', async () => {
+    const fake = await startFakeDiscord();
+    cleanups.push(() => fake.close());
+    const carol = fake.addUser('carol');
+    const storeUrl = `sqlite://${join(skills.dir, 'stop.sqlite')}`;
+    const first = await startDiscordBot({ discord: fake, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
+    const { question, approvalId } = await askForReport(fake, carol);
+    await first.stop();
+    expect(hasButtons(question)).toBe(false);
+    expect(question.content).toContain('lapsed');
+
+    const second = await startDiscordBot({ discord: fake, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
+    cleanups.push(() => second.stop());
+    const requests = anthropic.requests.length;
+    const late = fake.click(carol, question, `hitl:${approvalId}:yes_once`);
+    const note = await noteFor(fake, late, /^Already answered/);
+    expect(note.content).toContain('lapsed');
+    expect(anthropic.requests.length).toBe(requests);
+  });
+});
