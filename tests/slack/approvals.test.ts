@@ -150,16 +150,4 @@ describe('Slack approvals', () => {
     expect(anthropic.requests.length).toBe(requests);
     expect(question.edits).toHaveLength(1);
   });
-
-  it('after a crash, the next start marks the question that was left open as expired', async () => {
-    const storeUrl = `sqlite://${join(skills.dir, 'crash.sqlite')}`;
-    const crashed = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
-    extraBots.push(crashed);
-    const { question } = await askForReport(crashed);
-    // The first process is not stopped (as if it died); a new one starts on the same store.
-    const next = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
-    extraBots.push(next);
-    await slack.waitFor(() => !hasButtons(question), { what: 'the question to be marked expired' });
-    expect(JSON.stringify(question.blocks)).toContain('the bot restarted or shut down');
-  });
 });
