@@ -51,6 +51,12 @@ describe('Slack transport', () => {
     expect(slack.messages.length).toBe(posts);
   });
 
+  it('answers the URL verification Slack sends when the Request URL is saved', async () => {
+    const response = await bot.sender.send(JSON.stringify({ token: 'x', challenge: 'challenge-123', type: 'url_verification' }), 'application/json');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('challenge-123');
+  });
+
   it('acknowledges at once and does the work after the acknowledgement', async () => {
     anthropic.setBrain(async () => {
       await delay(1500);
