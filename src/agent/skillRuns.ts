@@ -65,7 +65,9 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
  * comes back `declined` with the plain sentence the model must hear. Never throws for a script's failure.
  */
 export async function runSkillCode(deps: SkillRunDeps, turn: TurnContext, skill: Skill, calls: ScriptCall[]): Promise<ScriptOutputView[]> {
-  const registered = deps.store !== undefined && (await activeSkills(deps.store, turn.chatId)).some((entry) => entry.id === skill.id);
+  const hasHooks = EXECUTE_HOOK_EVENTS.some((event) => (skill.hooks[event]?.length ?? 0) > 0);
+  const registered =
+    hasHooks && deps.store !== undefined && (await activeSkills(deps.store, turn.chatId)).some((entry) => entry.id === skill.id);
   const items: ApprovalItem[] = [
     ...calls.map((call): ApprovalItem => ({ kind: 'script', path: call.script, args: call.args })),
     ...(registered ? hookItems(skill, EXECUTE_HOOK_EVENTS) : []),
@@ -118,6 +120,7 @@ export async function runApprovedScripts(
       approvalId: decision.approvalId,
       exitCode: result.exitCode ?? undefined,
       durationMs: result.durationMs,
+      turnId: turn.turnId,
     });
     deps.logger.info(
       { chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, script: call.script, status: result.status, ms: result.durationMs },

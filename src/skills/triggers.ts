@@ -119,12 +119,14 @@ export function compileTriggers(skills: readonly TriggerSource[]): TriggerIndex 
   return { skills, root };
 }
 
-// A memo of a pure function, keyed by a snapshot's immutable skill list: entries go with the snapshot.
+// A memo of a pure function, for frozen lists only (a snapshot's list is): entries go with the snapshot, and a
+// list that could still change is compiled afresh each time.
 const compiledLists = new WeakMap<readonly TriggerSource[], TriggerIndex>();
 
 function indexFor(skills: readonly TriggerSource[] | TriggerIndex): TriggerIndex {
   if (!Array.isArray(skills)) return skills as TriggerIndex;
   const list = skills as readonly TriggerSource[];
+  if (!Object.isFrozen(list)) return compileTriggers(list);
   let index = compiledLists.get(list);
   if (!index) {
     index = compileTriggers(list);

@@ -107,4 +107,14 @@ describe('ranking', () => {
     const index = compileTriggers(skills);
     expect(matchTriggers('git code review', index, { max: 3 })).toEqual(matchTriggers('git code review', skills, { max: 3 }));
   });
+
+  it('sees a change to a list that is not frozen, and reuses the compiled phrases of a frozen one', () => {
+    const skills = [skill('a', ['deploy'])];
+    expect(ids('ship it', skills)).toEqual([]);
+    skills.push(skill('b', ['ship']));
+    expect(ids('ship it', skills)).toEqual(['b']);
+    const frozen = Object.freeze([skill('c', ['ship'])]);
+    expect(ids('ship it', frozen)).toEqual(['c']);
+    expect(ids('ship it', frozen)).toEqual(['c']);
+  });
 });
