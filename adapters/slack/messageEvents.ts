@@ -51,8 +51,9 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
   }
   const text = unescapeSlack(stripMention(event.text, botUserId));
   try {
+    // Nothing to ask (a bare mention, a file without words): a hint for a mention, silence otherwise.
     if (text === '') {
-      await deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT });
+      if (mentioned) await deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT });
     } else {
       await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text });
     }

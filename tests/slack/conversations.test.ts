@@ -83,6 +83,15 @@ describe('Slack conversations', () => {
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
   });
 
+  it('answers a bare mention with a hint, without asking Claude', async () => {
+    const requests = anthropic.requests.length;
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}>` });
+    const hint = await slack.waitFor(() => repliesIn(slack, CHANNEL, ts)[0], { what: 'the hint' });
+    expect(hint.text).toContain('/skills');
+    expect(anthropic.requests.length).toBe(requests);
+  });
+
   it('shows progress in a placeholder, updated at most once a second, which the answer then replaces', async () => {
     anthropic.setBrain(async (req) => {
       if (!lastToolResult(req)) return toolUseReply('load_skill', { skill_id: NOTES_SKILL.id });
