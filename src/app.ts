@@ -1,7 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type Config, worldSettings } from './config.ts';
+import { Dispatcher } from './agent/dispatcher.ts';
 import { Engine } from './agent/engine.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
+import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnQueue } from './chats/turnQueue.ts';
 import { createExecutor } from './exec/executor.ts';
@@ -22,6 +24,8 @@ export interface App {
   registry: SkillRegistry;
   approvals: ApprovalRuntime;
   engine: Engine;
+  /** Durable entry for platform messages: queued in the store, answered by whichever instance holds the chat. */
+  dispatcher: Dispatcher;
   metrics: Metrics;
   close(): Promise<void>;
 }
@@ -30,6 +34,7 @@ export interface AppOptions {
   /** Watch skill roots for changes (the bot does; one-shot commands do not). */
   watchSkills?: boolean;
   retry?: RetryPolicy;
+  queue?: DurableQueueOptions;
 }
 
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
@@ -74,6 +79,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     logger,
     retry: options.retry,
   });
+  const dispatcher = new Dispatcher(engine, store, logger, options.queue);
   return {
     config,
     logger,
@@ -81,6 +87,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     registry,
     approvals,
     engine,
+    dispatcher,
     metrics,
     async close() {
       await approvals.close();

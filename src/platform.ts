@@ -22,3 +22,11 @@ export interface TurnSink {
   /** The final answer of the turn, in Markdown. Called exactly once per turn. */
   reply(markdown: string): Promise<void>;
 }
+
+/**
+ * A platform as the durable queue sees it: any instance must be able to answer any chat of the platform from the
+ * chat id alone (a Slack thread, a Discord thread), because the turn may run far from where the message came in.
+ */
+export interface PlatformPort {
+  sinkFor(message: IncomingMessage): TurnSink;
+}

@@ -58,6 +58,14 @@ export class Engine {
     return this.deps.queue.enqueue(message.chatId, () => this.guardedTurn(message, sink));
   }
 
+  /**
+   * Runs one turn now, outside the in-process queue: for callers that serialise a chat's turns themselves (the
+   * durable queue, under its chat lease). `turnId` is stable across re-runs of the same message.
+   */
+  runTurnNow(message: IncomingMessage, sink: TurnSink, turnId: string): Promise<TurnOutcome> {
+    return this.guardedTurn(message, sink, turnId);
+  }
+
   /** Running token totals of a chat. */
   async usage(chatId: string): Promise<UsageTotals> {
     return (await this.deps.store.get<UsageTotals>('usage', chatId)) ?? emptyUsage();
@@ -70,9 +78,8 @@ export class Engine {
   }
 
   /** A turn whose own failures (store down, platform refusing a post) end in one message to the user, not a throw. */
-  private async guardedTurn(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
+  private async guardedTurn(message: IncomingMessage, sink: TurnSink, turnId = randomUUID().slice(0, 8)): Promise<TurnOutcome> {
     const started = performance.now();
-    const turnId = randomUUID().slice(0, 8);
     const log = this.deps.logger.child({ chatId: message.chatId, turnId });
     try {
       return await this.runTurn(message, sink, turnId, log, started);

@@ -1,0 +1,80 @@
+import { DurableQueue, type DurableQueueOptions } from '../chats/durableQueue.ts';
+import type { InboxItem } from '../chats/inbox.ts';
+import { parseChatId } from '../chats/ids.ts';
+import type { Logger } from '../log.ts';
+import type { IncomingMessage, PlatformPort, TurnSink } from '../platform.ts';
+import type { Store } from '../store/types.ts';
+import type { Engine } from './engine.ts';
+
+/** A reply claimed this long guards against a re-run posting the same answer twice. */
+const REPLIED_KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Where platform messages enter when nothing may be lost: each message is queued durably, then answered by
+ * whichever instance holds its chat's lease, through the sink that instance's platform port makes.
+ */
+export class Dispatcher {
+  private readonly ports = new Map<string, PlatformPort>();
+  private readonly queue: DurableQueue;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly store: Store,
+    private readonly logger: Logger,
+    options: DurableQueueOptions = {},
+  ) {
+    this.queue = new DurableQueue(store, (item) => this.answer(item), logger, options);
+  }
+
+  addPort(platform: string, port: PlatformPort): () => void {
+    this.ports.set(platform, port);
+    return () => this.ports.delete(platform);
+  }
+
+  start(): void {
+    this.queue.start();
+  }
+
+  /** Resolves once the message is safely queued (an adapter may then acknowledge it to its platform). */
+  async submit(message: IncomingMessage): Promise<void> {
+    await this.queue.submit(message);
+  }
+
+  /** Chats being worked on by this instance. */
+  get activeChats(): number {
+    return this.queue.active;
+  }
+
+  stop(deadlineMs: number): Promise<void> {
+    return this.queue.stop(deadlineMs);
+  }
+
+  private async answer(item: InboxItem): Promise<'done' | 'retry'> {
+    const platform = parseChatId(item.message.chatId).platform;
+    const port = this.ports.get(platform);
+    if (!port) {
+      this.logger.warn({ chatId: item.message.chatId, platform }, 'no adapter for this platform here; leaving the message to another instance');
+      return 'retry';
+    }
+    await this.engine.runTurnNow(item.message, this.replyOnce(port.sinkFor(item.message), item), item.id);
+    return 'done';
+  }
+
+  /** A re-run of a message (its first instance died after answering) must not post the answer again. */
+  private replyOnce(sink: TurnSink, item: InboxItem): TurnSink {
+    const store = this.store;
+    const logger = this.logger;
+    return {
+      progress: (text) => sink.progress(text),
+      partial: sink.partial?.bind(sink),
+      retrying: sink.retrying?.bind(sink),
+      async reply(markdown) {
+        if (!(await store.claim('dedupe', `replied:${item.id}`, { status: 'replied' }, REPLIED_KEEP_MS))) {
+          logger.info({ chatId: item.message.chatId, turnId: item.id }, 'already answered before a restart; not posting again');
+          return;
+        }
+        await sink.reply(markdown);
+      },
+    };
+  }
+}
