@@ -11,6 +11,8 @@ export interface Outlet {
   status(text: string): Promise<void>;
   /** Delivers the answer (already split to Discord's size); the status line is replaced or removed. */
   answer(chunks: string[]): Promise<void>;
+  /** The turn is over, answered or not. */
+  close?(): void;
 }
 
 /** Ordinary channel messages: a status message edited in place, removed once the answer is posted below it. */
@@ -107,15 +109,15 @@ export class InteractionOutlet implements Outlet {
 
   async answer(chunks: string[]): Promise<void> {
     let rest = chunks;
-    try {
-      // The reply itself becomes the answer, unless an approval question now sits below it.
-      if (!this.activity.changed && chunks[0] !== undefined && (await this.#setOriginal(chunks[0]))) rest = chunks.slice(1);
-      else await this.#setOriginal('✅ Done: the answer is below.');
-      for (const chunk of rest) {
-        if (!(await this.#viaWebhook(() => this.interaction.followUp({ content: chunk })))) await this.channel.post(chunk);
-      }
-    } finally {
-      this.activity.stop();
+    // The reply itself becomes the answer, unless an approval question now sits below it.
+    if (!this.activity.changed && chunks[0] !== undefined && (await this.#setOriginal(chunks[0]))) rest = chunks.slice(1);
+    else await this.#setOriginal('✅ Done: the answer is below.');
+    for (const chunk of rest) {
+      if (!(await this.#viaWebhook(() => this.interaction.followUp({ content: chunk })))) await this.channel.post(chunk);
     }
+  }
+
+  close(): void {
+    this.activity.stop();
   }
 }

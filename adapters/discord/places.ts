@@ -58,12 +58,15 @@ export interface ChannelFacts {
   guildId: string | null;
   isThread: boolean;
   parentId: string | null;
+  /** False only when the channel is cached and is not a thread: then no store lookup is needed. */
+  maybeThread: boolean;
 }
 
 /** The facts of a message's or interaction's channel (it may be null or partial when not cached). */
 export function channelFactsOf(channel: Channel | null, channelId: string, guildId: string | null): ChannelFacts {
   const thread = channel?.isThread() ? channel : undefined;
-  return { channelId, guildId, isThread: thread !== undefined, parentId: thread?.parentId ?? null };
+  const maybeThread = channel === null || channel.partial || thread !== undefined;
+  return { channelId, guildId, isThread: thread !== undefined, parentId: thread?.parentId ?? null, maybeThread };
 }
 
 export type Location =
@@ -77,7 +80,8 @@ export type Location =
 
 export async function locate(facts: ChannelFacts, threads: ThreadDirectory): Promise<Location> {
   if (facts.guildId === null) return { kind: 'dm', place: dmPlace(facts.channelId) };
-  const known = await threads.find(facts.channelId);
+  // Most guild messages are plain channel chatter: a cached text channel needs no store read.
+  const known = facts.maybeThread ? await threads.find(facts.channelId) : undefined;
   if (known) return { kind: 'botThread', place: known };
   if (facts.isThread) {
     return facts.parentId ? { kind: 'otherThread', place: threadPlace(facts.guildId, facts.parentId, facts.channelId) } : { kind: 'unknown' };

@@ -29,6 +29,7 @@ export class TurnRunner {
       )
       .finally(() => {
         sink.close();
+        outlet.close?.();
         this.#sinks.delete(sink);
         this.#running.delete(run);
       });
