@@ -90,6 +90,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     dispatcher,
     metrics,
     async close() {
+      // Turns still running get a moment, then their chats are handed over (their messages stay queued).
+      await dispatcher.stop(2_000);
       await approvals.close();
       await registry.close();
       await store.close();

@@ -41,6 +41,9 @@ const USAGE = `usage: skillbot <command>
   audit [--world W] [--chat C] [--json]
   grants list|revoke …`;
 
+/** How long a SIGTERM lets running turns finish before their chats are handed over. */
+const SHUTDOWN_DEADLINE_MS = 20_000;
+
 /** A user mistake: one line on stderr, exit code 2, no stack trace. */
 class UsageError extends Error {}
 
@@ -80,6 +83,7 @@ async function start(host: CliHost, config: Config, logger: Logger): Promise<num
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(app.metrics.render());
   });
   for (const platform of wanted) running.push(await platform.start(app, http));
+  app.dispatcher.start();
   const port = await http.listen(config.port, config.host);
   logger.info({ port, platforms: wanted.map((platform) => platform.name) }, 'skillbot started');
   await new Promise<void>((resolve) => {
@@ -87,6 +91,8 @@ async function start(host: CliHost, config: Config, logger: Logger): Promise<num
     process.once('SIGINT', resolve);
   });
   logger.info('shutting down');
+  // Stop taking turns first; running ones finish within the deadline or are handed to another instance.
+  await app.dispatcher.stop(SHUTDOWN_DEADLINE_MS);
   await Promise.allSettled(running.map((platform) => platform.stop()));
   await http.close();
   await app.close();

@@ -13,6 +13,7 @@ import { registerMessageEvents } from './messageEvents.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
 import { BackgroundTasks } from './tasks.ts';
 import { ThreadMemory } from './threads.ts';
+import { slackPort } from './turns.ts';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 /** How long stop() lets running Slack work finish (turns waiting on an approval are ended by app.close()). */
@@ -71,6 +72,7 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
   registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
   // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
   app.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
+  const removePort = app.dispatcher.addPort('slack', slackPort(api, logger));
 
   if (receiver instanceof SocketModeReceiver) {
     receiver.client.on('connected', () => (connected = true));
@@ -97,6 +99,7 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
       if (socketMode) await bolt.stop().catch((error: unknown) => logger.warn({ err: slackErrorCode(error) }, 'closing the Socket Mode connection failed'));
       const left = await tasks.drain(STOP_GRACE_MS);
       if (left > 0) logger.warn({ left }, 'Slack work still running at stop');
+      removePort();
       api.close();
     },
   };

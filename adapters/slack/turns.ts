@@ -1,7 +1,8 @@
-// Hands a Slack message to the engine as one turn, with a ThreadReply as its sink.
+// Hands a Slack message to the core's durable queue; any instance then answers it in its thread.
 import type { App } from '../../src/app.ts';
 import type { Logger } from '../../src/log.ts';
-import { slackChatId, slackWorldId } from './ids.ts';
+import type { PlatformPort } from '../../src/platform.ts';
+import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
 import type { SlackApi } from './slackApi.ts';
 import type { BackgroundTasks } from './tasks.ts';
 import { ThreadReply } from './threadReply.ts';
@@ -26,19 +27,25 @@ export interface TurnDeps {
 }
 
 /**
- * Remembers the thread, shows the placeholder and queues the turn. Resolves once the turn is queued (not when
- * it ends); rejects only if the turn could not be queued, so the caller can let a redelivery try again.
+ * Remembers the thread and queues the turn durably. Resolves once the message is in the store (so the delivery
+ * may be marked done); rejects only if it could not be queued, so the caller can let a redelivery try again.
  */
 export async function startTurn(deps: TurnDeps, turn: SlackTurn): Promise<void> {
   const worldId = slackWorldId(turn.teamId, turn.channelId);
   const chatId = slackChatId(worldId, turn.threadTs);
   await deps.threads.remember(chatId, turn.userId);
-  const log = deps.logger.child({ chatId });
-  const sink = new ThreadReply(deps.api, turn.channelId, turn.threadTs, log);
-  sink.open();
-  const queued = deps.app.engine.handleMessage(
-    { worldId, chatId, userId: turn.userId, text: turn.text, ...(turn.skill ? { skill: turn.skill } : {}) },
-    sink,
-  );
-  deps.tasks.run('turn', () => queued);
+  await deps.app.dispatcher.submit({ worldId, chatId, userId: turn.userId, text: turn.text, ...(turn.skill ? { skill: turn.skill } : {}) });
+}
+
+/** How the core answers a Slack chat, from its id alone: a placeholder in the thread, then the answer. */
+export function slackPort(api: SlackApi, logger: Logger): PlatformPort {
+  return {
+    sinkFor(message) {
+      const thread = slackThreadOf(message.chatId);
+      if (!thread) throw new Error(`not a Slack chat id: ${message.chatId}`);
+      const sink = new ThreadReply(api, thread.channelId, thread.threadTs, logger.child({ chatId: message.chatId }));
+      sink.open();
+      return sink;
+    },
+  };
 }
