@@ -1,14 +1,14 @@
-// The seam that tells every instance "approval X was resolved", so the one awaiting it re-reads the store.
+// The seam that tells every instance "approval X changed", so the one awaiting it re-reads the store.
 
 export interface ApprovalBus {
   publish(approvalId: string): Promise<void>;
-  /** Returns an unsubscribe function. */
-  subscribe(handler: (approvalId: string) => void): () => void;
+  /** Resolves once messages are delivered to `handler`; returns the unsubscribe. */
+  subscribe(handler: (approvalId: string) => void): Promise<() => Promise<void>>;
 }
 
 /**
- * A bus inside one process. Runtimes sharing it behave as instances sharing a pub/sub channel; a Redis bus
- * with the same interface carries this across processes.
+ * A bus inside one process. Runtimes sharing it behave as instances sharing a pub/sub channel;
+ * createStoreApprovalBus carries the same messages across processes over the store (Redis pub/sub).
  */
 export function createLocalApprovalBus(): ApprovalBus {
   const handlers = new Set<(approvalId: string) => void>();
@@ -18,9 +18,10 @@ export function createLocalApprovalBus(): ApprovalBus {
       await Promise.resolve();
       for (const handler of [...handlers]) handler(approvalId);
     },
-    subscribe(handler) {
-      handlers.add(handler);
-      return () => void handlers.delete(handler);
+    async subscribe(handler) {
+      const subscription = (approvalId: string): void => handler(approvalId);
+      handlers.add(subscription);
+      return async () => void handlers.delete(subscription);
     },
   };
 }

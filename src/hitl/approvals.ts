@@ -1,12 +1,16 @@
-// The approval runtime: puts a question to people in a world and resolves it exactly once.
+// The approval runtime: puts a question to people in a world and resolves it exactly once, across instances.
 import { EventEmitter } from 'node:events';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Store } from '../store/types.ts';
 import { createLocalApprovalBus, type ApprovalBus } from './approvalBus.ts';
-import { approvalAuditEntry, type AuditLog } from './audit.ts';
-import { isOption, newApprovalRecord, platformOf, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { isOption, newApprovalRecord, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { ApprovalResolver } from './approvalResolver.ts';
+import { ApprovalResume } from './approvalResume.ts';
+import { ApprovalWaiters } from './approvalWaiters.ts';
+import type { AuditLog } from './audit.ts';
+import { InstanceLiveness, newInstanceId } from './instanceLiveness.ts';
+import { findStaleApprovals } from './staleApprovals.ts';
 import type {
-  ApprovalOutcome,
   ApprovalPresenter,
   ApprovalRecord,
   ApprovalRequestInput,
@@ -23,10 +27,20 @@ export interface ApprovalRuntimeOptions {
   logger?: Logger;
   audit: AuditLog;
   now?: () => number;
-  /** Tells other instances that an approval was resolved; defaults to one inside this process. */
+  /** Tells other instances that an approval changed; defaults to one inside this process (createStoreApprovalBus for several). */
   bus?: ApprovalBus;
   /** How long a record is kept after its deadline or resolution, so a late click still finds it. */
   keepMs?: number;
+  /** This instance among those sharing the store; default: host, pid and a random part (new on every start). */
+  instanceId?: string;
+  /** This instance counts as gone this long after its last heartbeat (default 15 s)... */
+  instanceTtlMs?: number;
+  /** ...which it writes this often (default 5 s). */
+  heartbeatMs?: number;
+  /** How often the sweeper started by start() looks for questions of instances that are gone (default 15 s). */
+  sweepIntervalMs?: number;
+  /** How often a waiting request re-reads its record, in case a bus message was lost (default 2 s). */
+  pollIntervalMs?: number;
 }
 
 export interface ApprovalEvents {
@@ -36,28 +50,29 @@ export interface ApprovalEvents {
 
 export const NOT_ALLOWED_TEXT = "Only the person who asked, or one of this channel's approvers, can answer this approval.";
 
-const DEFAULT_KEEP_MS = 24 * 60 * 60 * 1000;
-
-interface Waiter {
-  /** The local copy, holding platformRef as soon as the presenter returns it. */
-  record: ApprovalRecord;
-  settle: (record: ApprovalRecord) => void;
-  timer?: NodeJS.Timeout;
-}
+const DEFAULTS = {
+  keepMs: 24 * 60 * 60 * 1000,
+  instanceTtlMs: 15_000,
+  heartbeatMs: 5_000,
+  sweepIntervalMs: 15_000,
+  pollIntervalMs: 2_000,
+};
 
 export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
+  readonly instanceId: string;
   readonly #store: Store;
   readonly #approversFor: (worldId: string) => string[];
   readonly #logger: Logger;
-  readonly #audit: AuditLog;
   readonly #now: () => number;
-  readonly #bus: ApprovalBus;
   readonly #keepMs: number;
-  readonly #unsubscribe: () => void;
-  readonly #presenters = new Map<string, ApprovalPresenter>();
-  readonly #waiters = new Map<string, Waiter>();
-  /** Resolved records whose platform had no presenter yet; marked when it is added. */
-  #unannounced: ApprovalRecord[] = [];
+  readonly #sweepIntervalMs: number;
+  readonly #liveness: InstanceLiveness;
+  readonly #subscription: Promise<() => Promise<void>>;
+  readonly #waiters: ApprovalWaiters;
+  readonly #resolver: ApprovalResolver;
+  readonly #resume: ApprovalResume;
+  #sweeper: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: ApprovalRuntimeOptions) {
@@ -65,67 +80,88 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     this.#store = options.store;
     this.#approversFor = options.approversFor;
     this.#logger = options.logger ?? silentLogger();
-    this.#audit = options.audit;
     this.#now = options.now ?? Date.now;
-    this.#bus = options.bus ?? createLocalApprovalBus();
-    this.#keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
-    this.#unsubscribe = this.#bus.subscribe((approvalId) => this.#onResolvedElsewhere(approvalId));
+    const bus = options.bus ?? createLocalApprovalBus();
+    this.#keepMs = options.keepMs ?? DEFAULTS.keepMs;
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs;
+    this.instanceId = options.instanceId ?? newInstanceId();
+    this.#liveness = new InstanceLiveness({
+      store: this.#store,
+      instanceId: this.instanceId,
+      ttlMs: options.instanceTtlMs ?? DEFAULTS.instanceTtlMs,
+      heartbeatMs: options.heartbeatMs ?? DEFAULTS.heartbeatMs,
+      logger: this.#logger,
+    });
+    this.#waiters = new ApprovalWaiters({
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+      recheck: (approvalId) => this.#recheck(approvalId),
+    });
+    this.#resolver = new ApprovalResolver({
+      store: this.#store,
+      audit: options.audit,
+      bus,
+      waiters: this.#waiters,
+      logger: this.#logger,
+      now: this.#now,
+      keepMs: this.#keepMs,
+      onResolved: (record) => this.#emit('hitl-option-resolved', record),
+    });
+    this.#resume = new ApprovalResume({
+      store: this.#store,
+      waiters: this.#waiters,
+      resolver: this.#resolver,
+      instanceId: this.instanceId,
+      logger: this.#logger,
+      armDeadline: (record) => this.#armDeadline(record),
+    });
+    this.#subscription = bus.subscribe((approvalId) => this.#recheck(approvalId));
+    // Without the bus, answers still arrive through the waiters' re-reads; start() reports the failure.
+    this.#subscription.catch((error: unknown) => this.#logger.warn({ err: error }, 'subscribing to approval changes failed'));
+  }
+
+  /**
+   * Call once at start, after the store opened: waits for the bus subscription, writes this instance's liveness
+   * record (then a heartbeat keeps it), expires the questions of instances that are gone (`expireStale`), and
+   * repeats that sweep every `sweepIntervalMs`. Returns how many expired now. Rejects when the store or the bus fails.
+   */
+  async start(): Promise<number> {
+    if (this.#closed) throw new Error('The approval runtime is closed.');
+    await this.#subscription;
+    await this.#liveness.ensure();
+    const expired = await this.expireStale();
+    if (this.#sweeper === undefined && !this.#closed) {
+      this.#sweeper = setInterval(() => this.#sweep(), this.#sweepIntervalMs);
+      this.#sweeper.unref();
+    }
+    return expired;
   }
 
   /** `platform` is the world id's prefix (`slack`, `discord`, `terminal`). Returns a remover. */
   addPresenter(platform: string, presenter: ApprovalPresenter): () => void {
-    this.#presenters.set(platform, presenter);
-    const due = this.#unannounced.filter((record) => platformOf(record.worldId) === platform);
-    this.#unannounced = this.#unannounced.filter((record) => platformOf(record.worldId) !== platform);
-    for (const record of due) {
-      Promise.resolve()
-        .then(() => presenter.resolved(record))
-        .catch((error: unknown) => this.#logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed'));
-    }
-    return () => {
-      if (this.#presenters.get(platform) === presenter) this.#presenters.delete(platform);
-    };
+    return this.#resolver.addPresenter(platform, presenter);
   }
 
   /**
    * Ask, and resolve with the record once answered, timed out, or (when nobody can be asked) at once with the
-   * default. Rejects only when the question cannot be stored in the first place.
+   * default. With `resumeKey`, an earlier question under that key asking the same is awaited (or returned, when
+   * answered already) instead of asking again. Rejects only when the question cannot be stored in the first place.
    */
   async request(input: ApprovalRequestInput): Promise<ApprovalRecord> {
     if (this.#closed) throw new Error('The approval runtime is closed.');
-    const record = newApprovalRecord(input, this.#now());
-    const { defaultOption } = record;
-    await this.#store.set('approvals', record.id, record, input.timeoutMs + this.#keepMs);
-
-    const waiter: Waiter = { record, settle: () => undefined };
-    const answered = new Promise<ApprovalRecord>((resolve) => (waiter.settle = resolve));
-    this.#waiters.set(record.id, waiter);
-    this.#emit('hitl-option-request', record);
-
-    const presenter = this.#presenters.get(platformOf(record.worldId));
-    if (presenter === undefined) {
-      await this.#resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
-      return answered;
+    // A question must never be stored under an instance that others cannot see alive.
+    await this.#liveness.ensure();
+    if (input.resumeKey !== undefined) {
+      const resumed = await this.#resume.resume(input, input.resumeKey);
+      if (resumed !== undefined) return resumed;
     }
-    // Armed before presenting: a presenter that hangs must not hold the turn past the timeout.
-    waiter.timer = setTimeout(() => void this.#resolveOrSettle(record.id, 'timeout', SYSTEM_DECIDERS.timeout), input.timeoutMs);
-    waiter.timer.unref();
-    let platformRef: string | undefined;
-    try {
-      platformRef = await presenter.present(record);
-    } catch (error) {
-      this.#logger.error({ err: error, approvalId: record.id, chatId: record.chatId }, 'approval presenter failed; the default answer applies');
-      await this.#resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
-      return answered;
-    }
-    if (platformRef !== undefined) await this.#keepPlatformRef(record, platformRef, presenter);
-    return answered;
+    return this.#ask(input);
   }
 
   /** A click or typed answer. Exactly one response (across instances) is accepted per approval. */
   async respond(input: ApprovalResponseInput): Promise<ResponseResult> {
     const record = await this.#store.get<ApprovalRecord>('approvals', input.approvalId);
-    if (record === undefined) return { kind: 'not_found' };
+    // A key that is no approval (a resume index, a crafted id) is not found either.
+    if (record === undefined || (record.status !== 'pending' && record.status !== 'resolved')) return { kind: 'not_found' };
     const option = input.option;
     if (!isOption(option) || !record.options.includes(option)) return { kind: 'invalid_option' };
     if (record.worldId !== input.worldId) return { kind: 'wrong_world', record };
@@ -134,35 +170,109 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       return { kind: 'not_allowed', record };
     }
     if (record.status !== 'pending') return { kind: 'already_resolved', record };
-    const result = await this.#resolve(record.id, option, input.userId);
+    const result = await this.#resolver.resolve(record.id, option, input.userId);
     if (result === undefined) return { kind: 'not_found' };
     return result.won ? { kind: 'accepted', record: result.record } : { kind: 'already_resolved', record: result.record };
   }
 
   /**
-   * Call at start. Every pending record no request of this runtime awaits belongs to a process that is gone:
-   * it resolves `expired`, and its message says so (through a presenter added later if its platform has none
-   * yet). Assumes one instance per store; several need per-instance leases first. Returns how many expired.
+   * Resolves the pending questions nobody awaits any more: those whose instance is gone (its liveness record
+   * lapsed or was removed; `expired`, decided by `system:restart`) and those past their deadline (`timeout`).
+   * Their messages say so (through a presenter added later if the platform has none yet). Questions of live
+   * instances are left alone. start() runs it, then periodically. Returns how many it resolved.
    */
   async expireStale(): Promise<number> {
-    const rows = await this.#store.list<ApprovalRecord>('approvals', '');
-    let expired = 0;
-    for (const { key, value } of rows) {
-      if (value.status !== 'pending' || this.#waiters.has(key)) continue;
-      const result = await this.#resolve(key, 'expired', SYSTEM_DECIDERS.restart);
-      if (result?.won === true) expired += 1;
+    const stale = await findStaleApprovals(this.#store, {
+      instanceId: this.instanceId,
+      now: this.#now(),
+      awaiting: (approvalId) => this.#waiters.has(approvalId),
+    });
+    let resolved = 0;
+    for (const { approvalId, outcome, decidedBy } of stale) {
+      const result = await this.#resolver.resolve(approvalId, outcome, decidedBy);
+      if (result?.won === true) resolved += 1;
     }
-    return expired;
+    return resolved;
   }
 
-  /** Stops the timers; questions still open resolve `expired` (their messages say so). Call before store.close(). */
-  async close(): Promise<void> {
+  /**
+   * Stops the heartbeat, the sweeper and the timers. Call before store.close(). By default questions still open
+   * resolve `expired` (their messages say so) and this instance's liveness record is removed. With `handOver`
+   * (a graceful shutdown while other instances run) they stay pending, so a re-run of their turn elsewhere can
+   * resume them by resumeKey; the liveness record is left to lapse within its TTL, after which another
+   * instance's sweeper expires whatever nobody resumed. Requests awaited here then end locally as `expired`
+   * (decidedBy `system:handover`), with no audit record or message update: the store still says pending.
+   */
+  async close(options: { handOver?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#unsubscribe();
-    const open = [...this.#waiters.values()];
-    for (const waiter of open) clearTimeout(waiter.timer);
-    await Promise.all(open.map((waiter) => this.#resolveOrSettle(waiter.record.id, 'expired', SYSTEM_DECIDERS.shutdown)));
+    clearInterval(this.#sweeper);
+    await this.#sweeping;
+    const open = this.#waiters.all();
+    if (options.handOver === true) {
+      for (const waiter of open) this.#waiters.settle(resolvedRecord(waiter.record, 'expired', SYSTEM_DECIDERS.handover, this.#now()));
+    } else {
+      await Promise.all(open.map((waiter) => this.#resolver.resolveOrSettle(waiter.record.id, 'expired', SYSTEM_DECIDERS.shutdown)));
+    }
+    const unsubscribe = await this.#subscription.catch(() => undefined);
+    await unsubscribe?.().catch((error: unknown) => this.#logger.warn({ err: error }, 'unsubscribing from approval changes failed'));
+    await this.#liveness
+      .stop({ remove: options.handOver !== true })
+      .catch((error: unknown) => this.#logger.warn({ err: error, instanceId: this.instanceId }, 'removing the instance liveness record failed'));
+  }
+
+  async #ask(input: ApprovalRequestInput): Promise<ApprovalRecord> {
+    const record = newApprovalRecord(input, this.#now(), this.instanceId);
+    const { defaultOption } = record;
+    const ttlMs = input.timeoutMs + this.#keepMs;
+    const waiter = this.#waiters.add(record);
+    try {
+      await this.#store.set('approvals', record.id, record, ttlMs);
+      if (input.resumeKey !== undefined) {
+        const other = await this.#resume.claimKey(record, input, input.resumeKey, ttlMs);
+        if (other !== undefined) return await other;
+      }
+    } catch (error) {
+      this.#waiters.drop(record.id);
+      throw error;
+    }
+    this.#emit('hitl-option-request', record);
+
+    const presenter = this.#resolver.presenterFor(record.worldId);
+    if (presenter === undefined) {
+      await this.#resolver.resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
+      return waiter.answered;
+    }
+    // Armed before presenting: a presenter that hangs must not hold the turn past the timeout.
+    this.#armDeadline(record);
+    let platformRef: string | undefined;
+    try {
+      platformRef = await presenter.present(record);
+    } catch (error) {
+      this.#logger.error({ err: error, approvalId: record.id, chatId: record.chatId }, 'approval presenter failed; the default answer applies');
+      await this.#resolver.resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
+      return waiter.answered;
+    }
+    await this.#markPresented(record, platformRef, presenter);
+    return waiter.answered;
+  }
+
+  #armDeadline(record: ApprovalRecord): void {
+    this.#waiters.armDeadline(record.id, record.expiresAt - this.#now(), () =>
+      void this.#resolver.resolveOrSettle(record.id, 'timeout', SYSTEM_DECIDERS.timeout),
+    );
+  }
+
+  #sweep(): void {
+    if (this.#sweeping !== undefined || this.#closed) return;
+    this.#sweeping = this.expireStale()
+      .then((resolved) => {
+        if (resolved > 0) this.#logger.info({ resolved }, 'resolved approvals nobody awaits any more');
+      })
+      .catch((error: unknown) => this.#logger.warn({ err: error }, 'sweeping stale approvals failed'))
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
   }
 
   #mayAnswer(record: ApprovalRecord, userId: string): boolean {
@@ -176,7 +286,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   }
 
   async #tellPrivately(record: ApprovalRecord, userId: string): Promise<void> {
-    const presenter = this.#presenters.get(platformOf(record.worldId));
+    const presenter = this.#resolver.presenterFor(record.worldId);
     try {
       await presenter?.tellPrivately(record, userId, NOT_ALLOWED_TEXT);
     } catch (error) {
@@ -185,75 +295,17 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   }
 
   /**
-   * Resolve through the store's compare-and-set. A store failure must not leave a turn waiting forever: the
-   * local request then settles with the given (system) outcome, and the next start expires the stored record.
+   * Stores that the message went out, with the presenter's reference so any instance can update it (and a
+   * re-run may resume it); handles a resolution that won the race against presenting.
    */
-  async #resolveOrSettle(id: string, outcome: ApprovalOutcome, decidedBy: string): Promise<void> {
-    try {
-      await this.#resolve(id, outcome, decidedBy);
-    } catch (error) {
-      this.#logger.error({ err: error, approvalId: id }, 'resolving an approval in the store failed');
-      const waiter = this.#waiters.get(id);
-      if (waiter === undefined) return;
-      this.#settle(resolvedRecord(waiter.record, outcome, decidedBy, this.#now()));
-    }
-  }
-
-  async #resolve(id: string, outcome: ApprovalOutcome, decidedBy: string): Promise<{ won: boolean; record: ApprovalRecord } | undefined> {
-    const stored = await this.#store.get<ApprovalRecord>('approvals', id);
-    const local = this.#waiters.get(id)?.record;
-    if (stored === undefined) {
-      // Aged out of the store while awaited: nobody can answer it any more.
-      if (local !== undefined) this.#settle(resolvedRecord(local, 'expired', decidedBy, this.#now()));
-      return undefined;
-    }
-    if (stored.status !== 'pending') {
-      this.#settle(stored);
-      return { won: false, record: stored };
-    }
-    const platformRef = stored.platformRef ?? local?.platformRef;
-    const next = resolvedRecord(platformRef === undefined ? stored : { ...stored, platformRef }, outcome, decidedBy, this.#now());
-    if (!(await this.#store.compareAndSet('approvals', id, 'pending', next, this.#keepMs))) {
-      const current = (await this.#store.get<ApprovalRecord>('approvals', id)) ?? stored;
-      if (current.status === 'resolved') this.#settle(current);
-      return { won: false, record: current };
-    }
-    await this.#afterResolved(next);
-    return { won: true, record: next };
-  }
-
-  // Audit first (an operator's record must exist once the turn goes on), then the waiting turn, then the message.
-  async #afterResolved(record: ApprovalRecord): Promise<void> {
-    try {
-      await this.#audit.record(approvalAuditEntry(record));
-    } catch (error) {
-      this.#logger.error({ err: error, approvalId: record.id }, 'writing the approval audit record failed');
-    }
-    this.#settle(record);
-    this.#bus.publish(record.id).catch((error: unknown) => this.#logger.warn({ err: error, approvalId: record.id }, 'publishing a resolution failed'));
-    const presenter = this.#presenters.get(platformOf(record.worldId));
-    if (presenter === undefined) {
-      // Only a question once shown has a message to update (pipe mode showed none). Typically expireStale ran
-      // before the adapters started: the message is updated when the platform's presenter is added.
-      if (record.platformRef !== undefined) this.#unannounced.push(record);
-    } else {
-      try {
-        await presenter.resolved(record);
-      } catch (error) {
-        this.#logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
-      }
-    }
-    this.#emit('hitl-option-resolved', record);
-  }
-
-  /** Stores the presenter's reference so any instance can update the message; handles a resolution that won the race. */
-  async #keepPlatformRef(record: ApprovalRecord, platformRef: string, presenter: ApprovalPresenter): Promise<void> {
+  async #markPresented(record: ApprovalRecord, platformRef: string | undefined, presenter: ApprovalPresenter): Promise<void> {
     const waiter = this.#waiters.get(record.id);
-    if (waiter !== undefined) waiter.record = { ...waiter.record, platformRef };
+    if (waiter !== undefined && platformRef !== undefined) waiter.record = { ...waiter.record, platformRef };
     try {
-      const shown: ApprovalRecord = { ...record, platformRef };
+      const shown: ApprovalRecord = { ...record, ...(platformRef === undefined ? {} : { platformRef }), presentedAt: this.#now() };
       // Without a TTL the record keeps the expiry it was stored with.
       if (await this.#store.compareAndSet('approvals', record.id, 'pending', shown)) return;
+      if (platformRef === undefined) return;
       const current = await this.#store.get<ApprovalRecord>('approvals', record.id);
       // Resolved before its message existed: mark the message now, or it would stay open forever.
       if (current?.status === 'resolved' && current.platformRef === undefined) await presenter.resolved({ ...current, platformRef });
@@ -263,22 +315,15 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     }
   }
 
-  #onResolvedElsewhere(approvalId: string): void {
+  /** A bus message or a waiter's poll: re-read the record, and hand it over once resolved. */
+  #recheck(approvalId: string): void {
     if (!this.#waiters.has(approvalId)) return;
     this.#store
       .get<ApprovalRecord>('approvals', approvalId)
       .then((record) => {
-        if (record?.status === 'resolved') this.#settle(record);
+        if (record?.status === 'resolved') this.#waiters.settle(record);
       })
-      .catch((error: unknown) => this.#logger.warn({ err: error, approvalId }, 're-reading a resolved approval failed'));
-  }
-
-  #settle(record: ApprovalRecord): void {
-    const waiter = this.#waiters.get(record.id);
-    if (waiter === undefined) return;
-    clearTimeout(waiter.timer);
-    this.#waiters.delete(record.id);
-    waiter.settle(record);
+      .catch((error: unknown) => this.#logger.debug({ err: error, approvalId }, 're-reading an awaited approval failed'));
   }
 
   #emit(event: keyof ApprovalEvents, record: ApprovalRecord): void {

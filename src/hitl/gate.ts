@@ -21,6 +21,8 @@ export interface AuthorizeInput {
   items: ApprovalItem[];
   timeoutMs: number;
   turnId?: string;
+  /** See ApprovalRequestInput.resumeKey: a re-run of the turn awaits the question its first run showed. */
+  resumeKey?: string;
 }
 
 /** Why code did not run. */
@@ -111,6 +113,7 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
     skillHash: input.skill.hash,
     items: input.items,
     ...(input.turnId === undefined ? {} : { turnId: input.turnId }),
+    ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
   });
   const outcome = record.outcome ?? 'expired';
   const decided = { approvalId: record.id, ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }) };

@@ -31,6 +31,14 @@ export interface ApprovalRequestInput {
   skillHash: string;
   items: ApprovalItem[];
   turnId?: string;
+  /**
+   * Names this question so a re-run of the same turn (on any instance, after a crash or a hand over) awaits the
+   * question already shown instead of asking again: the person's click on the original message still counts.
+   * It must identify one question of one turn (e.g. `<chatId>/<inbound message id>/<n-th approval>`). Only a
+   * pending or resolved question asking exactly the same (world, chat, requester, skill, hash, items, options)
+   * is resumed; anything else is asked anew.
+   */
+  resumeKey?: string;
 }
 
 /** The record kept in the store ('approvals' namespace) and shown to adapters. */
@@ -57,6 +65,11 @@ export interface ApprovalRecord {
   decidedBy?: string;
   decidedAt?: number;
   turnId?: string;
+  /** The instance awaiting the answer (the asker, or whoever resumed it); absent on records from before instance ids. */
+  instanceId?: string;
+  resumeKey?: string;
+  /** When its message went out; a question never shown is asked anew rather than resumed. */
+  presentedAt?: number;
 }
 
 /** What a click (or typed answer) produced; adapters turn it into a platform reply. */

@@ -92,6 +92,18 @@ describe('authorize: may this skill code run now?', () => {
     expect(slack.presented).toHaveLength(3);
   });
 
+  it('a re-run of the turn with the same resumeKey takes the answer already given instead of asking again', async () => {
+    const first = await authorizeAnswering('yes_once', runOf({ resumeKey: 'turn-1/approval-1' }));
+    expect(first).toMatchObject({ allowed: true, outcome: 'yes_once' });
+    const rerun = await authorize({ approvals, grants, audit }, runOf({ resumeKey: 'turn-1/approval-1' }));
+    expect(rerun).toMatchObject({ allowed: true, outcome: 'yes_once', approvalId: first.approvalId, decidedBy: 'U-alice' });
+    expect(slack.presented).toHaveLength(1);
+    // Another turn (another key) is asked again: a yes_once covers one run.
+    const next = await authorizeAnswering('no', runOf({ resumeKey: 'turn-2/approval-1' }));
+    expect(next.allowed).toBe(false);
+    expect(slack.presented).toHaveLength(2);
+  });
+
   it('no, a timeout and pipe mode never run the code, and the model is told plainly', async () => {
     const declined = await authorizeAnswering('no');
     expect(declined).toMatchObject({ allowed: false, outcome: 'no', decidedBy: 'U-alice' });

@@ -1,74 +1,16 @@
-// Restarts and several instances: runtimes sharing one sqlite file (and Redis, when REDIS_URL is set).
-import { randomUUID } from 'node:crypto';
+// Restarts and several instances on one sqlite file (one host); tests/hitl/scaleOut.test.ts covers Redis too.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLocalApprovalBus, type ApprovalBus } from '../../src/hitl/approvalBus.ts';
-import { ApprovalRuntime } from '../../src/hitl/approvals.ts';
+import { createLocalApprovalBus } from '../../src/hitl/approvalBus.ts';
 import { createAuditLog } from '../../src/hitl/audit.ts';
-import type { ApprovalRecord, ApprovalRequestInput } from '../../src/hitl/types.ts';
-import { createStore, type CreateStoreOptions } from '../../src/store/createStore.ts';
-import type { Store } from '../../src/store/types.ts';
+import { isInstanceAlive } from '../../src/hitl/instanceLiveness.ts';
 import { RecordingPresenter } from './recordingPresenter.ts';
+import { instancesOn, presentedOnce, question, WORLD } from './runtimeInstances.ts';
 
-if (process.env.CI === 'true' && !process.env.REDIS_URL) throw new Error('CI=true needs REDIS_URL for the Redis approval tests');
-
-const WORLD = 'discord:G1:C1';
-
-function question(overrides: Partial<ApprovalRequestInput> = {}): ApprovalRequestInput {
-  return {
-    worldId: WORLD,
-    chatId: `${WORLD}/T1`,
-    requesterId: 'U-alice',
-    title: 'Run code from skill pdf-tools?',
-    body: 'Skill pdf-tools wants to run: scripts/extract.py',
-    timeoutMs: 60_000,
-    skillId: 'pdf-tools',
-    skillHash: 'b'.repeat(64),
-    items: [{ kind: 'script', path: 'scripts/extract.py', args: [] }],
-    ...overrides,
-  };
-}
-
-interface Instance {
-  store: Store;
-  runtime: ApprovalRuntime;
-  presenter: RecordingPresenter;
-}
-
-/** Two instances on one store location, each with its own connection, presenter and runtime. */
-function instancesOn(storeUrl: () => string, storeOptions: () => CreateStoreOptions = () => ({})) {
-  const open: Instance[] = [];
-  async function start(options: { bus?: ApprovalBus; approvers?: string[]; presenter?: boolean } = {}): Promise<Instance> {
-    const store = await createStore(storeUrl(), storeOptions());
-    // Short retention: a shared Redis must not keep these test records for days.
-    const runtime = new ApprovalRuntime({
-      store,
-      audit: createAuditLog(store, { ttlMs: 60_000 }),
-      keepMs: 60_000,
-      approversFor: () => options.approvers ?? [],
-      ...(options.bus === undefined ? {} : { bus: options.bus }),
-    });
-    const presenter = new RecordingPresenter({ name: `instance${open.length + 1}` });
-    if (options.presenter !== false) runtime.addPresenter('discord', presenter);
-    const instance = { store, runtime, presenter };
-    open.push(instance);
-    return instance;
-  }
-  async function stopAll(): Promise<void> {
-    for (const instance of open.splice(0)) {
-      await instance.runtime.close();
-      await instance.store.close();
-    }
-  }
-  return { start, stopAll };
-}
-
-async function presentedOnce(presenter: RecordingPresenter): Promise<ApprovalRecord> {
-  await vi.waitFor(() => expect(presenter.presented).toHaveLength(1));
-  return presenter.presented[0]!;
-}
+/** Short enough for a test to see an instance's liveness lapse, long enough for a busy machine's heartbeat. */
+const SHORT_LIVED = { instanceTtlMs: 400, heartbeatMs: 100 };
 
 describe('approvals across restarts and instances (sqlite)', () => {
   let dir: string;
@@ -83,15 +25,15 @@ describe('approvals across restarts and instances (sqlite)', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('after a restart, a question left pending resolves as expired, its message says so, and a click is too late', async () => {
-    const before = await instances.start();
+  it('after a crash and a restart (new instance id), the old question expires once the old liveness lapses; its message says so and a click is too late', async () => {
+    const before = await instances.start({ started: true, runtime: SHORT_LIVED });
     void before.runtime.request(question());
     const shown = await presentedOnce(before.presenter);
+    await before.crash();
 
-    // The process "restarts": a new runtime on the same file, while the old one no longer answers for it.
-    const after = await instances.start();
-    expect(await after.runtime.expireStale()).toBe(1);
-    expect(after.presenter.resolvedRecords).toHaveLength(1);
+    const after = await instances.start({ started: true, runtime: { sweepIntervalMs: 100 } });
+    expect(after.runtime.instanceId).not.toBe(before.runtime.instanceId);
+    await vi.waitFor(() => expect(after.presenter.resolvedRecords).toHaveLength(1), { timeout: 5_000 });
     const marked = after.presenter.resolvedRecords[0]!;
     expect(marked.id).toBe(shown.id);
     expect(marked.outcome).toBe('expired');
@@ -105,12 +47,26 @@ describe('approvals across restarts and instances (sqlite)', () => {
     expect(await after.runtime.expireStale()).toBe(0);
   });
 
-  it('marks an expired question once its platform presenter is added after expireStale ran', async () => {
-    const before = await instances.start();
+  it('a graceful close resolves its open questions as expired and removes its liveness record at once', async () => {
+    const before = await instances.start({ started: true });
+    const answer = before.runtime.request(question());
+    await presentedOnce(before.presenter);
+    expect(await isInstanceAlive(before.store, before.runtime.instanceId)).toBe(true);
+    await before.runtime.close();
+    expect((await answer).decidedBy).toBe('system:shutdown');
+    const after = await instances.start();
+    expect(await isInstanceAlive(after.store, before.runtime.instanceId)).toBe(false);
+    expect(await after.runtime.start()).toBe(0);
+  });
+
+  it('marks an expired question once its platform presenter is added after the sweep ran', async () => {
+    const before = await instances.start({ started: true, runtime: SHORT_LIVED });
     void before.runtime.request(question());
     const shown = await presentedOnce(before.presenter);
+    await before.crash();
     const after = await instances.start({ presenter: false });
-    expect(await after.runtime.expireStale()).toBe(1);
+    let expired = 0;
+    await vi.waitFor(async () => expect((expired += await after.runtime.expireStale())).toBe(1), { timeout: 5_000 });
     const late = new RecordingPresenter();
     after.runtime.addPresenter('discord', late);
     await vi.waitFor(() => expect(late.resolvedRecords.map((record) => [record.id, record.outcome])).toEqual([[shown.id, 'expired']]));
@@ -137,7 +93,7 @@ describe('approvals across restarts and instances (sqlite)', () => {
 
   it('a click handled by another instance resolves the waiting turn through the bus', async () => {
     const bus = createLocalApprovalBus();
-    const one = await instances.start({ bus });
+    const one = await instances.start({ bus, runtime: { pollIntervalMs: 60_000 } });
     const two = await instances.start({ bus });
     const answer = one.runtime.request(question());
     const shown = await presentedOnce(one.presenter);
@@ -149,44 +105,21 @@ describe('approvals across restarts and instances (sqlite)', () => {
     expect(two.presenter.resolvedRecords.map((entry) => entry.platformRef)).toEqual(['instance1-1']);
   });
 
-  it('without a shared bus, the waiting instance still learns the real answer rather than timing out', async () => {
-    const one = await instances.start();
+  it('two processes on one file hear no pub/sub from each other: the waiter learns the answer by re-reading the store', async () => {
+    const one = await instances.start({ bus: 'store', started: true, runtime: { pollIntervalMs: 100 } });
+    const two = await instances.start({ bus: 'store', started: true });
+    const answer = one.runtime.request(question({ timeoutMs: 60_000 }));
+    const shown = await presentedOnce(one.presenter);
+    await two.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'yes_once', userId: 'U-alice' });
+    expect((await answer).outcome).toBe('yes_once');
+  });
+
+  it('without a shared bus or a poll in time, the waiting instance still learns the real answer at its deadline', async () => {
+    const one = await instances.start({ runtime: { pollIntervalMs: 60_000 } });
     const two = await instances.start();
     const answer = one.runtime.request(question({ timeoutMs: 300 }));
     const shown = await presentedOnce(one.presenter);
     await two.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'yes_once', userId: 'U-alice' });
     expect((await answer).outcome).toBe('yes_once');
-  });
-});
-
-describe.runIf(process.env.REDIS_URL)('approvals across instances (redis)', () => {
-  // Both instances of a test share a key prefix no other run uses.
-  let keyPrefix = '';
-  const instances = instancesOn(
-    () => process.env.REDIS_URL ?? '',
-    () => ({ keyPrefix }),
-  );
-
-  beforeEach(() => {
-    keyPrefix = `skillbot-test-hitl-${randomUUID()}:`;
-  });
-
-  afterEach(async () => {
-    await instances.stopAll();
-  });
-
-  it('of two instances racing to answer one question, exactly one is accepted', async () => {
-    const bus = createLocalApprovalBus();
-    const one = await instances.start({ bus, approvers: ['U-bob'] });
-    const two = await instances.start({ bus, approvers: ['U-bob'] });
-    const answer = one.runtime.request(question());
-    const shown = await presentedOnce(one.presenter);
-    const results = await Promise.all([
-      one.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'yes_once', userId: 'U-alice' }),
-      two.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'no', userId: 'U-bob' }),
-    ]);
-    expect(results.map((result) => result.kind).sort()).toEqual(['accepted', 'already_resolved']);
-    const winner = results.find((result) => result.kind === 'accepted');
-    expect(winner?.kind === 'accepted' && winner.record.outcome).toBe((await answer).outcome);
   });
 });

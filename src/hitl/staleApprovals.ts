@@ -1,0 +1,43 @@
+// Which pending questions nobody awaits any more: their instance is gone, or their deadline passed.
+import type { Store } from '../store/types.ts';
+import { isPendingApproval, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { isInstanceAlive } from './instanceLiveness.ts';
+import type { ApprovalOutcome } from './types.ts';
+
+export interface StaleApproval {
+  approvalId: string;
+  outcome: Extract<ApprovalOutcome, 'expired' | 'timeout'>;
+  decidedBy: string;
+}
+
+/**
+ * Past its deadline: `timeout`. Asked by an instance whose liveness record is gone (crashed, or handed over and
+ * lapsed): `expired`. Records from before instance ids, and this instance's own that it no longer awaits (an
+ * earlier life under the same id), have nobody waiting either. Questions of live instances are left alone.
+ */
+export async function findStaleApprovals(
+  store: Store,
+  context: { instanceId: string; now: number; awaiting: (approvalId: string) => boolean },
+): Promise<StaleApproval[]> {
+  const rows = await store.list<unknown>('approvals', '');
+  const alive = new Map<string, boolean>();
+  const stale: StaleApproval[] = [];
+  for (const { key, value } of rows) {
+    if (!isPendingApproval(value) || context.awaiting(key)) continue;
+    if (value.expiresAt <= context.now) {
+      stale.push({ approvalId: key, outcome: 'timeout', decidedBy: SYSTEM_DECIDERS.timeout });
+      continue;
+    }
+    const owner = value.instanceId;
+    if (owner !== undefined && owner !== context.instanceId) {
+      let ownerAlive = alive.get(owner);
+      if (ownerAlive === undefined) {
+        ownerAlive = await isInstanceAlive(store, owner);
+        alive.set(owner, ownerAlive);
+      }
+      if (ownerAlive) continue;
+    }
+    stale.push({ approvalId: key, outcome: 'expired', decidedBy: SYSTEM_DECIDERS.restart });
+  }
+  return stale;
+}
