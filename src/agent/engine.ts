@@ -99,6 +99,7 @@ export class Engine {
     const settings = worldSettings(this.deps.config, message.worldId);
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
+    const history = await this.deps.history.load(message.chatId);
     const turn: TurnContext = {
       turnId,
       worldId: message.worldId,
@@ -106,9 +107,9 @@ export class Engine {
       requesterId: message.userId,
       settings,
       snapshot,
+      history,
       progress: (text) => void Promise.resolve(sink.progress(text)).catch((error) => log.warn({ err: error }, 'progress update failed')),
     };
-    const history = await this.deps.history.load(message.chatId);
     const opening: MessageParam[] = await turnOpening(this.deps, turn, message, history);
     const system = buildSystemPrompt(this.catalogs.forWorld(snapshot, settings));
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');

@@ -1,5 +1,6 @@
 import { worldAllowsSkill } from '../config.ts';
-import { renderScriptResult, renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
+import { activateSkill } from '../lifecycle/skillActivation.ts';
+import { renderScriptResult, renderSkillFailure } from '../skills/envelope.ts';
 import type { Skill } from '../skills/types.ts';
 import type { ToolOutcome } from './loop.ts';
 import { runSkillCode } from './skillRuns.ts';
@@ -23,19 +24,16 @@ function findSkill(turn: TurnContext, skillId: string): Skill | ToolOutcome {
   };
 }
 
-/** load_skill: the envelope, with the output of the scripts the body names (after approval). */
+/**
+ * load_skill: the skill activates in the chat exactly as a trigger or `/skill` would activate it (one approval
+ * for its code, preflight steps, the scripts the body names, hooks), and the model gets the envelope.
+ */
 export async function loadSkillForTurn(deps: ToolDeps, turn: TurnContext, skillId: string): Promise<ToolOutcome> {
   const found = findSkill(turn, skillId);
   if (!('id' in found)) return found;
-  const skill = found;
-  if (skill.scripts.length === 0) return { content: renderSkillContext(skill) };
-  const scriptOutputs = await runSkillCode(
-    deps,
-    turn,
-    skill,
-    skill.scripts.map((script) => ({ script, args: [] })),
-  );
-  return { content: renderSkillContext(skill, { scriptOutputs }) };
+  const activation = await activateSkill(deps, turn, { skill: found, via: 'model', history: turn.history });
+  const notes = activation.notes.length > 0 ? `\n${activation.notes.join('\n')}` : '';
+  return { content: `${activation.result.content}${notes}`, isError: activation.result.isError };
 }
 
 /** A script path as the model wrote it, in the registry's form (`scripts/x.sh`); undefined when it escapes. */

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import type { Store } from '../store/types.ts';
 
-export type ActivationVia = 'trigger' | 'explicit';
+/** How a skill joined the chat: a trigger phrase, `/skill ID`, or the model's own load_skill call. */
+export type ActivationVia = 'trigger' | 'explicit' | 'model';
 
 export interface ActiveSkill {
   id: string;
@@ -16,7 +17,7 @@ export interface ActiveSkill {
 }
 
 const recordSchema = z.object({
-  skills: z.array(z.object({ id: z.string(), hash: z.string(), at: z.number(), via: z.enum(['trigger', 'explicit']) })),
+  skills: z.array(z.object({ id: z.string(), hash: z.string(), at: z.number(), via: z.enum(['trigger', 'explicit', 'model']) })),
 });
 
 function key(chatId: string): string {

@@ -17,15 +17,12 @@ import type { AuthorizeResult } from '../hitl/gate.ts';
 import type { ApprovalItem } from '../hitl/types.ts';
 import { renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
 import { HOOK_EVENTS, type PreflightStep, type Skill } from '../skills/types.ts';
-import type { Store } from '../store/types.ts';
 import { type ActivationVia, recordActivation } from './chatSkills.ts';
 import { describeHookFailures, fireHooks, type HookDetails } from './hooks.ts';
 import { runPreflight } from './preflight.ts';
 import { substitutePreflightVariables } from './substitution.ts';
 
-export interface ActivationDeps extends ToolDeps {
-  store: Store;
-}
+export type ActivationDeps = ToolDeps;
 
 export interface SkillActivation {
   skillId: string;
