@@ -61,6 +61,12 @@ export class Histogram {
   }
 }
 
+/** The process's resident memory, read at scrape time (for watching that memory stays flat). */
+function residentMemory(): string {
+  const name = 'skillbot_process_resident_memory_bytes';
+  return `# HELP ${name} Resident memory of this process.\n# TYPE ${name} gauge\n${name} ${process.memoryUsage().rss}\n`;
+}
+
 const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** The bot's metrics. One instance per process, passed to whoever records. */
@@ -86,6 +92,6 @@ export class Metrics {
       this.cacheCreationTokens,
     ]
       .map((metric) => metric.render())
-      .join('\n')}\n`;
+      .join('\n')}\n${residentMemory()}`;
   }
 }
