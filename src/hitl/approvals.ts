@@ -66,6 +66,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   readonly #now: () => number;
   readonly #keepMs: number;
   readonly #sweepIntervalMs: number;
+  readonly #instanceTtlMs: number;
   readonly #liveness: InstanceLiveness;
   readonly #subscription: Promise<() => Promise<void>>;
   readonly #waiters: ApprovalWaiters;
@@ -85,10 +86,11 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     this.#keepMs = options.keepMs ?? DEFAULTS.keepMs;
     this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs;
     this.instanceId = options.instanceId ?? newInstanceId();
+    this.#instanceTtlMs = options.instanceTtlMs ?? DEFAULTS.instanceTtlMs;
     this.#liveness = new InstanceLiveness({
       store: this.#store,
       instanceId: this.instanceId,
-      ttlMs: options.instanceTtlMs ?? DEFAULTS.instanceTtlMs,
+      ttlMs: this.#instanceTtlMs,
       heartbeatMs: options.heartbeatMs ?? DEFAULTS.heartbeatMs,
       logger: this.#logger,
     });
@@ -177,7 +179,8 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
 
   /**
    * Resolves the pending questions nobody awaits any more: those whose instance is gone (its liveness record
-   * lapsed or was removed; `expired`, decided by `system:restart`) and those past their deadline (`timeout`).
+   * lapsed or was removed; `expired`, decided by `system:restart`) and those past their deadline by more than
+   * `instanceTtlMs` (`timeout`; their own instance normally times them out on time).
    * Their messages say so (through a presenter added later if the platform has none yet). Questions of live
    * instances are left alone. start() runs it, then periodically. Returns how many it resolved.
    */
@@ -185,6 +188,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     const stale = await findStaleApprovals(this.#store, {
       instanceId: this.instanceId,
       now: this.#now(),
+      deadlineGraceMs: this.#instanceTtlMs,
       awaiting: (approvalId) => this.#waiters.has(approvalId),
     });
     let resolved = 0;

@@ -11,20 +11,21 @@ export interface StaleApproval {
 }
 
 /**
- * Past its deadline: `timeout`. Asked by an instance whose liveness record is gone (crashed, or handed over and
+ * Past its deadline by more than `deadlineGraceMs`: `timeout` (its own instance times it out on time; the grace
+ * leaves that to it, and absorbs clocks a little apart between hosts). Asked by an instance whose liveness record is gone (crashed, or handed over and
  * lapsed): `expired`. Records from before instance ids, and this instance's own that it no longer awaits (an
  * earlier life under the same id), have nobody waiting either. Questions of live instances are left alone.
  */
 export async function findStaleApprovals(
   store: Store,
-  context: { instanceId: string; now: number; awaiting: (approvalId: string) => boolean },
+  context: { instanceId: string; now: number; deadlineGraceMs: number; awaiting: (approvalId: string) => boolean },
 ): Promise<StaleApproval[]> {
   const rows = await store.list<unknown>('approvals', '');
   const alive = new Map<string, boolean>();
   const stale: StaleApproval[] = [];
   for (const { key, value } of rows) {
     if (!isPendingApproval(value) || context.awaiting(key)) continue;
-    if (value.expiresAt <= context.now) {
+    if (value.expiresAt + context.deadlineGraceMs <= context.now) {
       stale.push({ approvalId: key, outcome: 'timeout', decidedBy: SYSTEM_DECIDERS.timeout });
       continue;
     }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { newApprovalRecord } from '../../src/hitl/approvalRecord.ts';
 import { ApprovalRuntime, NOT_ALLOWED_TEXT } from '../../src/hitl/approvals.ts';
 import { createAuditLog, type AuditLog } from '../../src/hitl/audit.ts';
 import type { ApprovalRecord, ApprovalRequestInput } from '../../src/hitl/types.ts';
@@ -160,6 +161,25 @@ describe('ApprovalRuntime', () => {
     const [entry] = await audit.list({ worldId: 'terminal:local' });
     expect(entry?.outcome).toBe('no');
     expect(entry?.decidedBy).toBe('system:unattended');
+  });
+
+  it("times out, on any instance's sweep, a question its live instance left unresolved well past its deadline", async () => {
+    const owner = new ApprovalRuntime({ store, audit, approversFor: () => [], instanceId: 'owner' });
+    await owner.start();
+    try {
+      // The owner is alive but no longer awaits it (say its store write failed when its timer fired).
+      const stuck = { ...newApprovalRecord(question(), Date.now() - 5 * LONG, 'owner'), platformRef: 'msg-9', presentedAt: Date.now() };
+      await store.set('approvals', stuck.id, stuck, 10 * LONG);
+      const fresh = { ...newApprovalRecord(question(), Date.now(), 'owner'), presentedAt: Date.now() };
+      await store.set('approvals', fresh.id, fresh, 10 * LONG);
+      expect(await runtime.expireStale()).toBe(1);
+      expect(slack.resolvedRecords.map((entry) => [entry.id, entry.outcome, entry.decidedBy, entry.platformRef])).toEqual([
+        [stuck.id, 'timeout', 'system:timeout', 'msg-9'],
+      ]);
+      expect((await store.get<ApprovalRecord>('approvals', fresh.id))?.status).toBe('pending');
+    } finally {
+      await owner.close();
+    }
   });
 
   it('falls back to the default at once when the presenter fails', async () => {
