@@ -33,7 +33,10 @@ export interface ApprovalRuntimeOptions {
   keepMs?: number;
   /** This instance among those sharing the store; default: host, pid and a random part (new on every start). */
   instanceId?: string;
-  /** This instance counts as gone this long after its last heartbeat (default 15 s)... */
+  /**
+   * This instance counts as gone this long after its last heartbeat (default 45 s). Keep it above the chat
+   * lease TTL (30 s): a turn re-run after a crash must find its question still pending to resume it.
+   */
   instanceTtlMs?: number;
   /** ...which it writes this often (default 5 s). */
   heartbeatMs?: number;
@@ -52,7 +55,7 @@ export const NOT_ALLOWED_TEXT = "Only the person who asked, or one of this chann
 
 const DEFAULTS = {
   keepMs: 24 * 60 * 60 * 1000,
-  instanceTtlMs: 15_000,
+  instanceTtlMs: 45_000,
   heartbeatMs: 5_000,
   sweepIntervalMs: 15_000,
   pollIntervalMs: 2_000,
