@@ -22,7 +22,8 @@ function droppedLine(count: number): string {
   return `(${count} more skill${count === 1 ? '' : 's'} not listed: catalog size budget)\n`;
 }
 
-interface Entry {
+/** One skill's line, prepared once (the registry keeps them across reloads). */
+export interface CatalogEntry {
   id: string;
   /** The id as written (escaped). */
   idText: string;
@@ -30,7 +31,16 @@ interface Entry {
   text: string;
   /** Escaped length of the full line, newline included. */
   fullLength: number;
+  /** Nothing to escape in the description. */
   plain: boolean;
+}
+type Entry = CatalogEntry;
+
+export function catalogEntry(skill: Skill): CatalogEntry {
+  const text = skill.description.replace(/\s+/g, ' ').trim();
+  const escaped = escapeText(text);
+  const idText = escapeText(skill.id);
+  return { id: skill.id, idText, text, fullLength: idText.length + 3 + escaped.length, plain: escaped === text };
 }
 
 /** Cut `text` to at most `max` UTF-16 units plus an ellipsis, never inside a surrogate pair. */
@@ -77,15 +87,13 @@ function countFitting(entries: readonly Entry[], max: number, budget: number): n
  * Deterministic: the same skills give the same bytes.
  */
 export function renderCatalog(skills: readonly Skill[], options: { budgetChars?: number } = {}): CatalogResult {
-  const budget = options.budgetChars ?? DEFAULT_CATALOG_BUDGET_CHARS;
-  const entries: Entry[] = [...skills]
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((skill) => {
-      const text = skill.description.replace(/\s+/g, ' ').trim();
-      const escaped = escapeText(text);
-      const idText = escapeText(skill.id);
-      return { id: skill.id, idText, text, fullLength: idText.length + 3 + escaped.length, plain: escaped === text };
-    });
+  const sorted = [...skills].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return renderCatalogEntries(sorted.map(catalogEntry), options.budgetChars);
+}
+
+/** Render prepared entries, already sorted by id. */
+export function renderCatalogEntries(entries: readonly CatalogEntry[], budgetChars = DEFAULT_CATALOG_BUDGET_CHARS): CatalogResult {
+  const budget = budgetChars;
   const longest = entries.reduce((max, e) => Math.max(max, e.text.length), 0);
 
   let max = longest;

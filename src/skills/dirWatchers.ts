@@ -4,11 +4,15 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../log.ts';
 
+/** Watchers started between two turns of the event loop. */
+const SLICE = 1000;
+
 export type WatchListener = (dir: string, filename: string | null) => void;
 
 export class DirWatchers {
   private readonly watchers = new Map<string, FSWatcher>();
   private warnedLimit = false;
+  private closed = false;
 
   constructor(
     private readonly listener: WatchListener,
@@ -24,7 +28,7 @@ export class DirWatchers {
   }
 
   add(dir: string): void {
-    if (this.watchers.has(dir)) return;
+    if (this.closed || this.watchers.has(dir)) return;
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, { persistent: false }, (_event, filename) => {
@@ -53,13 +57,25 @@ export class DirWatchers {
     watcher.close();
   }
 
-  /** Make the watched set exactly `wanted`. */
-  sync(wanted: ReadonlySet<string>): void {
+  /**
+   * Make the watched set exactly `wanted`. Starting a watcher is a synchronous call; tens of thousands of
+   * them are started in slices so the event loop keeps serving turns meanwhile.
+   */
+  async sync(wanted: ReadonlySet<string>): Promise<void> {
     for (const dir of [...this.watchers.keys()]) if (!wanted.has(dir)) this.remove(dir);
-    for (const dir of wanted) this.add(dir);
+    let started = 0;
+    for (const dir of wanted) {
+      if (this.closed) return;
+      if (this.watchers.has(dir)) continue;
+      this.add(dir);
+      started += 1;
+      if (started % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
+  /** Stop every watcher; later adds are ignored. */
   closeAll(): void {
+    this.closed = true;
     for (const dir of [...this.watchers.keys()]) this.remove(dir);
   }
 

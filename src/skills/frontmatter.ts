@@ -4,9 +4,23 @@
 // stop it (the lookup falls through to the `javascript` alias). So the language is checked here before
 // gray-matter sees the text, and every non-YAML engine handed to gray-matter throws as a second guard.
 // gray-matter caches results by input string: its result is never mutated, the data is cloned.
+//
+// The YAML loader is js-yaml 3, the one gray-matter itself depends on, with its CORE schema (JSON-like
+// types only; `!!js/function`, `!!binary` or any custom tag is an error). The `yaml` package parses the same
+// documents 5-8 times slower, which made it the largest cost of indexing 10,000 skills.
+import { createRequire } from 'node:module';
 import matter from 'gray-matter';
-import { parseDocument } from 'yaml';
 import type { SkillProblem } from './types.ts';
+
+interface JsYaml {
+  safeLoad(source: string, options: { schema: unknown; filename?: string }): unknown;
+  CORE_SCHEMA: unknown;
+}
+/** js-yaml as gray-matter resolves it (gray-matter 4 pins js-yaml 3). */
+const jsYaml = createRequire(createRequire(import.meta.url).resolve('gray-matter'))('js-yaml') as JsYaml;
+
+/** Values a frontmatter may expand to through aliases; more is refused (an alias bomb). */
+const MAX_VALUES = 10_000;
 
 export type ParsedSkillMarkdown =
   | { ok: true; data: Record<string, unknown>; body: string }
@@ -36,27 +50,38 @@ function firstLine(text: string): string {
   return text.split('\n', 1)[0] ?? text;
 }
 
+/**
+ * Refuse values that aliases make cyclic or huge: js-yaml shares aliased nodes, so a small document can
+ * stand for billions of values, and anything that walks it (messages, JSON output) would never finish.
+ */
+function checkSize(value: unknown): void {
+  let count = 0;
+  const inside = new Set<object>();
+  const visit = (node: unknown): void => {
+    count += 1;
+    if (count > MAX_VALUES) throw new FrontmatterError('FRONTMATTER_YAML', `aliases expand to more than ${MAX_VALUES} values`);
+    if (typeof node !== 'object' || node === null) return;
+    if (inside.has(node)) throw new FrontmatterError('FRONTMATTER_YAML', 'an alias refers to a value that holds it');
+    inside.add(node);
+    for (const child of Object.values(node)) visit(child);
+    inside.delete(node);
+  };
+  visit(value);
+}
+
 function parseYamlSafely(source: string): object {
-  // The core schema knows only JSON-like types; custom or YAML 1.1 tags (`!!js/function`, `!!binary`)
-  // stay unresolved and are refused rather than read as strings.
-  const doc = parseDocument(source, {
-    schema: 'core',
-    resolveKnownTags: false,
-    merge: false,
-    uniqueKeys: true,
-    prettyErrors: false,
-  });
-  const error = doc.errors[0];
-  if (error) throw new FrontmatterError('FRONTMATTER_YAML', `invalid YAML: ${firstLine(error.message)}`);
-  const warning = doc.warnings[0];
-  if (warning) {
-    const code = warning.code === 'TAG_RESOLVE_FAILED' ? 'FRONTMATTER_TAG' : 'FRONTMATTER_YAML';
-    throw new FrontmatterError(code, `refused YAML: ${firstLine(warning.message)}`);
+  let value: unknown;
+  try {
+    value = jsYaml.safeLoad(source, { schema: jsYaml.CORE_SCHEMA });
+  } catch (err) {
+    const message = firstLine(err instanceof Error ? err.message : String(err));
+    if (/unknown tag/.test(message)) throw new FrontmatterError('FRONTMATTER_TAG', `refused YAML: ${message}`);
+    throw new FrontmatterError('FRONTMATTER_YAML', `invalid YAML: ${message}`);
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 50 });
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new FrontmatterError('FRONTMATTER_NOT_MAPPING', 'frontmatter must be a mapping of keys to values');
   }
+  checkSize(value);
   return value;
 }
 

@@ -6,12 +6,13 @@ import { resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
 import { Debouncer } from './debouncer.ts';
 import { DirWatchers } from './dirWatchers.ts';
-import { discoverSkills, DISCOVERY_LIMITS } from './discover.ts';
-import { indexSkillFolder, type IndexedFolder } from './indexSkill.ts';
-import { Limiter, mapLimited } from './limiter.ts';
-import { folderDepth, realAncestors, sameOutcome, underPath } from './registryPaths.ts';
+import { FolderScanner, type ScannedFolder } from './folderScanner.ts';
+import { indexScannedFolder, type IndexedFolder } from './indexSkill.ts';
+import { folderDepth, sameOutcome, underPath } from './registryPaths.ts';
+import { SCAN_LIMITS } from './scanLimits.ts';
 import { IndexedSnapshot } from './snapshot.ts';
-import type { CatalogResult, SkillSnapshot } from './types.ts';
+import type { CatalogEntry } from './catalog.ts';
+import type { CatalogResult, Skill, SkillSnapshot } from './types.ts';
 
 export interface SkillRegistryOptions {
   /** Skill roots in priority order (SKILLS_DIRS): an earlier root wins a name clash. */
@@ -25,9 +26,6 @@ export interface SkillRegistryOptions {
   debounceMs?: number;
 }
 
-/** File operations in flight at once, and skill folders indexed at once. */
-const FS_CONCURRENCY = 64;
-const FOLDERS_IN_FLIGHT = 256;
 const DEFAULT_DEBOUNCE_MS = 150;
 const MAX_WAIT_MS = 2000;
 
@@ -38,6 +36,7 @@ interface TreeDir {
 
 export class SkillRegistry {
   private snapshot: IndexedSnapshot;
+  /** Every indexed folder; snapshots copy what they need, so this is updated in place. */
   private folders = new Map<string, IndexedFolder>();
   /** Searched non-skill folders (roots, groups), watched for skills appearing and disappearing. */
   private treeDirs = new Map<string, TreeDir>();
@@ -45,6 +44,9 @@ export class SkillRegistry {
   private readonly watchOwners = new Map<string, string>();
   private readonly pending = { folders: new Set<string>(), children: new Map<string, TreeDir>(), full: false };
   private readonly listeners = new Set<(snapshot: SkillSnapshot) => void>();
+  private readonly scanner = new FolderScanner();
+  /** Catalog lines by skill, reused by the next snapshot for skills that did not change. */
+  private readonly catalogEntries = new WeakMap<Skill, CatalogEntry>();
   private watchers: DirWatchers | undefined;
   private debouncer: Debouncer | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -70,7 +72,7 @@ export class SkillRegistry {
       registry.debouncer = new Debouncer(options.debounceMs ?? DEFAULT_DEBOUNCE_MS, MAX_WAIT_MS, () => {
         void registry.enqueue(() => registry.applyPending());
       });
-      registry.syncAllWatchers();
+      await registry.syncAllWatchers();
     }
     return registry;
   }
@@ -102,6 +104,7 @@ export class SkillRegistry {
     this.debouncer?.cancel();
     this.watchers?.closeAll();
     await this.queue;
+    await this.scanner.close();
   }
 
   private enqueue(work: () => Promise<void>): Promise<void> {
@@ -119,6 +122,7 @@ export class SkillRegistry {
   private makeSnapshot(): IndexedSnapshot {
     return new IndexedSnapshot(this.version, this.folders.values(), {
       ...(this.catalogBudgetChars === undefined ? {} : { catalogBudgetChars: this.catalogBudgetChars }),
+      catalogEntries: this.catalogEntries,
       onCatalog: (catalog: CatalogResult) => {
         if (catalog.dropped.length > 0) {
           this.logger.warn({ dropped: catalog.dropped }, 'skills: catalog budget reached; skills left out of the catalog');
@@ -130,6 +134,8 @@ export class SkillRegistry {
   private publish(changed: readonly IndexedFolder[]): void {
     this.version += 1;
     this.snapshot = this.makeSnapshot();
+    // Rendered now, between turns, rather than by the first turn that needs it.
+    void this.snapshot.catalog;
     for (const entry of changed) {
       if (entry.invalid) this.logger.warn({ folder: entry.folder, errors: entry.invalid.errors }, 'skills: invalid skill');
     }
@@ -147,38 +153,37 @@ export class SkillRegistry {
 
   private async indexAll(): Promise<void> {
     const started = performance.now();
-    const limiter = new Limiter(FS_CONCURRENCY);
     this.pending.folders.clear();
     this.pending.children.clear();
     this.pending.full = false;
-    const discoveries = await Promise.all(
-      this.roots.map((path, index) => discoverSkills({ path, index }, { path, depth: 0 }, limiter)),
-    );
+    const folders = new Map<string, IndexedFolder>();
     const treeDirs = new Map<string, TreeDir>();
     const unreadable: string[] = [];
-    discoveries.forEach((found, rootIndex) => {
-      const root = this.roots[rootIndex] ?? '';
-      if (found.unreadable !== undefined) unreadable.push(root);
-      if (found.truncated) this.logger.warn({ root }, `skills: stopped searching after ${DISCOVERY_LIMITS.maxFolders} folders`);
-      for (const dir of found.treeDirs) treeDirs.set(dir.path, { rootIndex, depth: dir.depth });
-    });
-    const places = discoveries.flatMap((found) => found.skills);
-    const indexed = await mapLimited(places, FOLDERS_IN_FLIGHT, (place) => indexSkillFolder(place, 'runtime', limiter));
-    const folders = new Map<string, IndexedFolder>();
-    // The same folder under two overlapping roots belongs to the earlier root.
-    for (const entry of indexed) if (entry && !folders.has(entry.folder)) folders.set(entry.folder, entry);
+    // Roots in order, so that a folder under two overlapping roots belongs to the earlier one.
+    for (const [rootIndex, root] of this.roots.entries()) {
+      const tree = await this.scanner.index({ path: root, index: rootIndex }, { path: root, depth: 0 }, (batch) => {
+        for (const entry of this.indexBatch(batch)) if (!folders.has(entry.folder)) folders.set(entry.folder, entry);
+      });
+      if (tree.unreadable !== undefined) unreadable.push(root);
+      if (tree.truncated) this.logger.warn({ root }, `skills: stopped searching after ${SCAN_LIMITS.maxFolders} folders`);
+      for (const dir of tree.treeDirs) treeDirs.set(dir.path, { rootIndex, depth: dir.depth });
+    }
     if (this.closed) return;
     this.folders = folders;
     this.treeDirs = treeDirs;
     this.unreadable = unreadable;
     for (const root of unreadable) this.logger.warn({ root }, 'skills: cannot read skills root');
     this.publish([...folders.values()]);
-    if (this.watchers) this.syncAllWatchers();
+    if (this.watchers) await this.syncAllWatchers();
     const snapshot = this.snapshot;
     this.logger.info(
       { skills: snapshot.list().length, invalid: snapshot.invalid.length, shadowed: snapshot.shadowed.length, ms: Math.round(performance.now() - started) },
       'skills: indexed',
     );
+  }
+
+  private indexBatch(batch: readonly ScannedFolder[]): IndexedFolder[] {
+    return batch.map((scanned) => indexScannedFolder(scanned, 'runtime'));
   }
 
   private onFileEvent(dir: string, filename: string | null): void {
@@ -201,55 +206,58 @@ export class SkillRegistry {
     const rediscover = new Map(this.pending.children);
     this.pending.folders.clear();
     this.pending.children.clear();
-    if (edited.size === 0 && rediscover.size === 0) return;
-
-    const limiter = new Limiter(FS_CONCURRENCY);
-    const next = new Map(this.folders);
     // A known skill folder named by its parent's event is reindexed like an edited one.
     for (const path of [...rediscover.keys()]) {
-      if (next.has(path)) {
+      if (this.folders.has(path)) {
         edited.add(path);
         rediscover.delete(path);
       }
     }
-    for (const folder of edited) {
-      const old = next.get(folder);
-      if (!old) continue;
-      const entry = await indexSkillFolder({ root: old.root, rootIndex: old.rootIndex, folder }, 'runtime', limiter);
-      if (entry) next.set(folder, entry);
+    /** Folder → its new entry, or null when it is no longer a skill. Applied at the end, all at once. */
+    const updates = new Map<string, IndexedFolder | null>();
+    const known = [...edited].flatMap((folder) => {
+      const old = this.folders.get(folder);
+      return old ? [{ root: old.root, rootIndex: old.rootIndex, folder }] : [];
+    });
+    const rescanned = await this.scanner.scan(known);
+    known.forEach((place, i) => {
+      const scanned = rescanned[i];
+      if (scanned) updates.set(place.folder, indexScannedFolder(scanned, 'runtime'));
       else {
         // No longer a skill: it may be gone, or now be a group of skills.
-        next.delete(folder);
-        rediscover.set(folder, { rootIndex: old.rootIndex, depth: folderDepth(old.root, folder) });
+        updates.set(place.folder, null);
+        rediscover.set(place.folder, { rootIndex: place.rootIndex, depth: folderDepth(place.root, place.folder) });
       }
-    }
+    });
     for (const [path, place] of rediscover) {
-      for (const key of [...next.keys()]) if (underPath(key, path)) next.delete(key);
+      // What was known under `path` is replaced by what is there now.
+      for (const key of this.folders.keys()) if (underPath(key, path) && !updates.has(key)) updates.set(key, null);
       for (const key of [...this.treeDirs.keys()]) if (underPath(key, path)) this.dropTreeDir(key);
       const root = this.roots[place.rootIndex];
-      if (root === undefined || place.depth > DISCOVERY_LIMITS.maxDepth) continue;
-      const above = await realAncestors(root, path);
-      const found = await discoverSkills({ path: root, index: place.rootIndex }, { path, depth: place.depth, above }, limiter);
-      for (const dir of found.treeDirs) this.addTreeDir(dir.path, { rootIndex: place.rootIndex, depth: dir.depth });
-      const indexed = await mapLimited(found.skills, FOLDERS_IN_FLIGHT, (p) => indexSkillFolder(p, 'runtime', limiter));
-      for (const entry of indexed) if (entry && !next.has(entry.folder)) next.set(entry.folder, entry);
+      if (root === undefined || place.depth > SCAN_LIMITS.maxSkillDepth) continue;
+      const tree = await this.scanner.index({ path: root, index: place.rootIndex }, { path, depth: place.depth }, (batch) => {
+        for (const entry of this.indexBatch(batch)) if (!updates.get(entry.folder)) updates.set(entry.folder, entry);
+      });
+      for (const dir of tree.treeDirs) this.addTreeDir(dir.path, { rootIndex: place.rootIndex, depth: dir.depth });
     }
     if (this.closed) return;
 
     const changed: IndexedFolder[] = [];
-    for (const [folder, entry] of next) {
-      const old = this.folders.get(folder);
-      if (!old || !sameOutcome(old, entry)) changed.push(entry);
-      if (old !== entry) this.retargetWatchers(folder, old?.watchDirs ?? [], entry.watchDirs);
-    }
     let removed = 0;
-    for (const [folder, old] of this.folders) {
-      if (next.has(folder)) continue;
-      removed += 1;
-      this.retargetWatchers(folder, old.watchDirs, []);
+    for (const [folder, entry] of updates) {
+      const old = this.folders.get(folder);
+      if (entry === null) {
+        if (!old) continue;
+        removed += 1;
+        this.folders.delete(folder);
+        this.retargetWatchers(folder, old.watchDirs, []);
+        continue;
+      }
+      if (!old || !sameOutcome(old, entry)) changed.push(entry);
+      this.folders.set(folder, entry);
+      this.retargetWatchers(folder, old?.watchDirs ?? [], entry.watchDirs);
     }
     if (changed.length === 0 && removed === 0) return;
-    this.folders = next;
     this.publish(changed);
     this.logger.info(
       { version: this.version, changed: changed.map((e) => e.folder), removed, ms: Math.round(performance.now() - started) },
@@ -280,9 +288,9 @@ export class SkillRegistry {
     }
   }
 
-  private syncAllWatchers(): void {
+  private async syncAllWatchers(): Promise<void> {
     this.watchOwners.clear();
     for (const [folder, entry] of this.folders) for (const dir of entry.watchDirs) this.watchOwners.set(dir, folder);
-    this.watchers?.sync(new Set([...this.treeDirs.keys(), ...this.watchOwners.keys()]));
+    await this.watchers?.sync(new Set([...this.treeDirs.keys(), ...this.watchOwners.keys()]));
   }
 }

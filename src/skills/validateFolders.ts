@@ -1,8 +1,7 @@
 // `skills validate`: check skill folders (or roots holding them) under a profile, without a registry.
 import { resolve } from 'node:path';
-import { discoverSkills } from './discover.ts';
-import { indexSkillFolder } from './indexSkill.ts';
-import { Limiter, mapLimited } from './limiter.ts';
+import { FolderScanner, type ScannedFolder } from './folderScanner.ts';
+import { indexScannedFolder } from './indexSkill.ts';
 import type { Profile, SkillProblem } from './types.ts';
 
 export interface SkillReport {
@@ -24,21 +23,28 @@ export interface FolderValidation {
 
 /** Validate every skill in `dirs` (each a skill folder or a root of skills), in order. */
 export async function validateFolders(dirs: readonly string[], profile: Profile): Promise<FolderValidation> {
-  const limiter = new Limiter(64);
+  const scanner = new FolderScanner();
+  try {
+    return await validateWith(scanner, dirs, profile);
+  } finally {
+    await scanner.close();
+  }
+}
+
+async function validateWith(scanner: FolderScanner, dirs: readonly string[], profile: Profile): Promise<FolderValidation> {
   const result: FolderValidation = { skills: [], unreadable: [], empty: [] };
   const firstFolderById = new Map<string, string>();
   for (const [index, dir] of dirs.entries()) {
     const path = resolve(dir);
-    const found = await discoverSkills({ path, index }, { path, depth: 0 }, limiter);
-    if (found.unreadable !== undefined) {
+    const scanned: ScannedFolder[] = [];
+    const tree = await scanner.index({ path, index }, { path, depth: 0 }, (batch) => scanned.push(...batch));
+    if (tree.unreadable !== undefined) {
       result.unreadable.push(dir);
       continue;
     }
-    const indexed = await mapLimited(found.skills, 256, (place) => indexSkillFolder(place, profile, limiter));
-    let count = 0;
-    for (const entry of indexed) {
-      if (!entry) continue;
-      count += 1;
+    if (scanned.length === 0) result.empty.push(dir);
+    scanned.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+    for (const entry of scanned.map((folder) => indexScannedFolder(folder, profile))) {
       const report: SkillReport = entry.skill
         ? { id: entry.skill.id, path: entry.folder, valid: true, errors: [], warnings: [...entry.skill.warnings] }
         : {
@@ -57,7 +63,6 @@ export async function validateFolders(dirs: readonly string[], profile: Profile)
       } else if (report.valid) firstFolderById.set(report.id, report.path);
       result.skills.push(report);
     }
-    if (count === 0) result.empty.push(dir);
   }
   return result;
 }

@@ -68,7 +68,9 @@ describe('parseSkillMarkdown', () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 9; i += 1) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
     expect(problemCode(`---\n${bomb.join('\n')}\n---\n`)).toBe('FRONTMATTER_YAML');
+    expect(problemCode('---\na: &a [*a]\n---\n')).toBe('FRONTMATTER_YAML');
     expect(problemCode('---\n- a\n- b\n---\n')).toBe('FRONTMATTER_NOT_MAPPING');
+    expect(problemCode('---\n~\n---\n')).toBe('FRONTMATTER_NOT_MAPPING');
   });
 
   it('needs line-anchored delimiters', () => {

@@ -2,8 +2,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Limiter } from '../../src/skills/limiter.ts';
-import { indexSkillFolder, type IndexedFolder } from '../../src/skills/indexSkill.ts';
+import { FolderScanner } from '../../src/skills/folderScanner.ts';
+import { indexScannedFolder, type IndexedFolder } from '../../src/skills/indexSkill.ts';
 import type { Profile, Skill } from '../../src/skills/types.ts';
 
 export async function tempDir(prefix = 'skillbot-skills-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
@@ -37,9 +37,15 @@ export async function writeSkill(
   return dir;
 }
 
-/** Index one folder the way the registry and `validate` do. */
+/** Index one folder the way the registry and `validate` do; undefined when it holds no SKILL.md. */
 export async function indexOne(folder: string, profile: Profile = 'runtime'): Promise<IndexedFolder | undefined> {
-  return indexSkillFolder({ root: dirname(folder), rootIndex: 0, folder }, profile, new Limiter(8));
+  const scanner = new FolderScanner();
+  try {
+    const [scanned] = await scanner.scan([{ root: dirname(folder), rootIndex: 0, folder }]);
+    return scanned ? indexScannedFolder(scanned, profile) : undefined;
+  } finally {
+    await scanner.close();
+  }
 }
 
 /** The problem codes of an indexed folder: errors then warnings. */

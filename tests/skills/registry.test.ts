@@ -2,6 +2,7 @@ import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FolderScanner } from '../../src/skills/folderScanner.ts';
 import { loadSkill } from '../../src/skills/loadSkill.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 import { codes, indexOne, tempDir, writeFiles, writeSkill } from './helpers.ts';
@@ -177,5 +178,24 @@ describe('skill entries', () => {
     expect(skill).toMatchObject({ id: 'entry', description: 'An entry.', root, folder: dir, frontmatter: { metadata: { k: 'v' } }, body: '# Body\n' });
     expect(Object.isFrozen(skill)).toBe(true);
     expect(Object.isFrozen(skill?.frontmatter['metadata'])).toBe(true);
+  });
+});
+
+describe('the scan worker', () => {
+  it('starts again after close, and answers null for a folder that is not a skill', async () => {
+    const dir = await writeSkill(root, 'again');
+    const scanner = new FolderScanner();
+    try {
+      const [first] = await scanner.scan([{ root, rootIndex: 0, folder: dir }]);
+      await scanner.close();
+      const [second, gone] = await scanner.scan([
+        { root, rootIndex: 0, folder: dir },
+        { root, rootIndex: 0, folder: join(root, 'nope') },
+      ]);
+      expect(second?.hash).toBe(first?.hash);
+      expect(gone).toBeNull();
+    } finally {
+      await scanner.close();
+    }
   });
 });

@@ -1,0 +1,23 @@
+// The bounds that keep discovery and folder scans finite, whatever is on disk. The scan worker gets them
+// as workerData; tests and docs read them here.
+
+export const SCAN_LIMITS = {
+  /** A skill folder may sit at most this many levels below its root (root/group/group/skill). */
+  maxSkillDepth: 3,
+  /** Folders looked at per discovery, so a huge unrelated tree cannot stall startup. */
+  maxFolders: 200_000,
+  /** Entries (of any kind) in one skill folder. More makes the skill invalid: its hash would be partial. */
+  maxFiles: 2000,
+  /** Folder depth inside a skill folder; deeper makes the skill invalid for the same reason. */
+  maxDepth: 8,
+  /** Files above this are hashed by size and mtime instead of content. */
+  hashContentMaxBytes: 8 * 1024 * 1024,
+  /** Content bytes read per skill; past it, bigger files are hashed by size and mtime. */
+  hashTotalMaxBytes: 64 * 1024 * 1024,
+  /** Text kept of each file under references/ or assets/ that SKILL.md mentions. */
+  keepBytes: 32 * 1024,
+  /** A bigger SKILL.md is refused. */
+  skillMdMaxBytes: 1024 * 1024,
+};
+
+export type ScanLimits = typeof SCAN_LIMITS;
