@@ -5,8 +5,8 @@
 import { escapeText } from './escape.ts';
 import type { CatalogResult, Skill } from './types.ts';
 
-/** About 4,000 tokens. */
-export const DEFAULT_CATALOG_BUDGET_CHARS = 16_000;
+/** About 10,000 tokens; the same default as config.agent.catalogBudgetChars. */
+export const DEFAULT_CATALOG_BUDGET_CHARS = 40_000;
 /** Descriptions are never shortened below this many characters; skills are dropped instead. */
 const MIN_DESCRIPTION_CHARS = 60;
 const ELLIPSIS = '…';

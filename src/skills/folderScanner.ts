@@ -56,7 +56,11 @@ type Reply =
   | { id: number; kind: 'done'; tree?: TreeScan; folders?: Array<ScannedFolder | null> }
   | { id: number; kind: 'error'; message: string };
 
+/** A scan that takes longer (a hung network mount) fails, and its worker is abandoned for a new one. */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
 interface Pending {
+  timer: NodeJS.Timeout;
   onBatch?: (folders: ScannedFolder[]) => void;
   /** What `onBatch` threw: the request fails with it once the worker is done. */
   failure?: Error;
@@ -69,7 +73,10 @@ export class FolderScanner {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
-  constructor(private readonly limits: ScanLimits = SCAN_LIMITS) {}
+  constructor(
+    private readonly limits: ScanLimits = SCAN_LIMITS,
+    private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
+  ) {}
 
   /**
    * Find skill folders under `start` (`depth` levels below `root`) and scan each. Scanned folders arrive
@@ -103,7 +110,13 @@ export class FolderScanner {
     const id = this.nextId;
     this.nextId += 1;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, ...(onBatch ? { onBatch } : {}) });
+      const timer = setTimeout(() => {
+        if (this.worker === worker) this.worker = undefined;
+        this.failAll(worker, new Error(`skill scan took longer than ${this.timeoutMs} ms`));
+        void worker.terminate();
+      }, this.timeoutMs);
+      timer.unref();
+      this.pending.set(id, { timer, resolve, reject, ...(onBatch ? { onBatch } : {}) });
       // Referenced only while it has work: an idle scanner never keeps the process alive.
       worker.ref();
       worker.postMessage({ ...message, id });
@@ -117,13 +130,22 @@ export class FolderScanner {
     worker.on('message', (reply: Reply) => this.onReply(reply));
     const fail = (error: Error): void => {
       if (this.worker === worker) this.worker = undefined;
-      for (const pending of this.pending.values()) pending.reject(error);
-      this.pending.clear();
+      this.failAll(worker, error);
     };
     worker.on('error', (error) => fail(error));
     worker.on('exit', (code) => fail(new Error(`skill scan worker stopped (exit code ${code})`)));
     this.worker = worker;
     return worker;
+  }
+
+  /** Reject what `worker` was doing. Requests belong to one worker at a time: the current one. */
+  private failAll(worker: Worker, error: Error): void {
+    if (this.worker !== undefined && this.worker !== worker) return;
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.pending.clear();
   }
 
   private onReply(reply: Reply): void {
@@ -138,6 +160,7 @@ export class FolderScanner {
       return;
     }
     this.pending.delete(reply.id);
+    clearTimeout(pending.timer);
     if (this.pending.size === 0) this.worker?.unref();
     if (pending.failure) pending.reject(pending.failure);
     else if (reply.kind === 'error') pending.reject(new Error(`skill scan failed: ${reply.message}`));

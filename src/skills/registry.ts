@@ -4,11 +4,10 @@
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
-import { Debouncer } from './debouncer.ts';
-import { DirWatchers } from './dirWatchers.ts';
 import { FolderScanner, type ScannedFolder } from './folderScanner.ts';
 import { indexScannedFolder, type IndexedFolder } from './indexSkill.ts';
 import { folderDepth, sameOutcome, underPath } from './registryPaths.ts';
+import { RegistryWatch, type TreeDir } from './registryWatch.ts';
 import { SCAN_LIMITS } from './scanLimits.ts';
 import { IndexedSnapshot } from './snapshot.ts';
 import type { CatalogEntry } from './catalog.ts';
@@ -27,28 +26,16 @@ export interface SkillRegistryOptions {
 }
 
 const DEFAULT_DEBOUNCE_MS = 150;
-const MAX_WAIT_MS = 2000;
-
-interface TreeDir {
-  rootIndex: number;
-  depth: number;
-}
 
 export class SkillRegistry {
   private snapshot: IndexedSnapshot;
   /** Every indexed folder; snapshots copy what they need, so this is updated in place. */
   private folders = new Map<string, IndexedFolder>();
-  /** Searched non-skill folders (roots, groups), watched for skills appearing and disappearing. */
-  private treeDirs = new Map<string, TreeDir>();
-  /** Watched folder inside a skill → that skill's folder. */
-  private readonly watchOwners = new Map<string, string>();
-  private readonly pending = { folders: new Set<string>(), children: new Map<string, TreeDir>(), full: false };
+  private readonly watch: RegistryWatch;
   private readonly listeners = new Set<(snapshot: SkillSnapshot) => void>();
   private readonly scanner = new FolderScanner();
   /** Catalog lines by skill, reused by the next snapshot for skills that did not change. */
   private readonly catalogEntries = new WeakMap<Skill, CatalogEntry>();
-  private watchers: DirWatchers | undefined;
-  private debouncer: Debouncer | undefined;
   private queue: Promise<void> = Promise.resolve();
   private version = 0;
   private closed = false;
@@ -58,22 +45,21 @@ export class SkillRegistry {
     private readonly roots: readonly string[],
     private readonly logger: Logger,
     private readonly catalogBudgetChars: number | undefined,
+    options: { watch: boolean; debounceMs: number },
   ) {
     this.snapshot = this.makeSnapshot();
+    const onReady = (): void => void this.enqueue(() => this.applyPending());
+    this.watch = new RegistryWatch(logger, { debounceMs: options.debounceMs, ...(options.watch ? { onReady } : {}) });
   }
 
   /** Index every root (and start watching unless `watch: false`). Problems in skills never reject. */
   static async open(options: SkillRegistryOptions): Promise<SkillRegistry> {
     const roots = options.roots.map((root) => resolve(root));
-    const registry = new SkillRegistry(roots, options.logger ?? silentLogger(), options.catalogBudgetChars);
+    const registry = new SkillRegistry(roots, options.logger ?? silentLogger(), options.catalogBudgetChars, {
+      watch: options.watch ?? true,
+      debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+    });
     await registry.indexAll();
-    if (options.watch ?? true) {
-      registry.watchers = new DirWatchers((dir, name) => registry.onFileEvent(dir, name), registry.logger);
-      registry.debouncer = new Debouncer(options.debounceMs ?? DEFAULT_DEBOUNCE_MS, MAX_WAIT_MS, () => {
-        void registry.enqueue(() => registry.applyPending());
-      });
-      await registry.syncAllWatchers();
-    }
     return registry;
   }
 
@@ -101,8 +87,7 @@ export class SkillRegistry {
   /** Stop watching. The current snapshot stays usable. */
   async close(): Promise<void> {
     this.closed = true;
-    this.debouncer?.cancel();
-    this.watchers?.closeAll();
+    this.watch.close();
     await this.queue;
     await this.scanner.close();
   }
@@ -153,9 +138,7 @@ export class SkillRegistry {
 
   private async indexAll(): Promise<void> {
     const started = performance.now();
-    this.pending.folders.clear();
-    this.pending.children.clear();
-    this.pending.full = false;
+    this.watch.take();
     const folders = new Map<string, IndexedFolder>();
     const treeDirs = new Map<string, TreeDir>();
     const unreadable: string[] = [];
@@ -170,11 +153,10 @@ export class SkillRegistry {
     }
     if (this.closed) return;
     this.folders = folders;
-    this.treeDirs = treeDirs;
     this.unreadable = unreadable;
     for (const root of unreadable) this.logger.warn({ root }, 'skills: cannot read skills root');
     this.publish([...folders.values()]);
-    if (this.watchers) await this.syncAllWatchers();
+    await this.watch.replaceAll(treeDirs, folders);
     const snapshot = this.snapshot;
     this.logger.info(
       { skills: snapshot.list().length, invalid: snapshot.invalid.length, shadowed: snapshot.shadowed.length, ms: Math.round(performance.now() - started) },
@@ -186,26 +168,21 @@ export class SkillRegistry {
     return batch.map((scanned) => indexScannedFolder(scanned, 'runtime'));
   }
 
-  private onFileEvent(dir: string, filename: string | null): void {
-    if (this.closed || !this.debouncer) return;
-    const owner = this.watchOwners.get(dir);
-    const tree = this.treeDirs.get(dir);
-    if (owner !== undefined) this.pending.folders.add(owner);
-    else if (tree && filename !== null) {
-      this.pending.children.set(`${dir}/${filename}`, { rootIndex: tree.rootIndex, depth: tree.depth + 1 });
-    } else if (tree) this.pending.full = true;
-    else return;
-    this.debouncer.poke();
-  }
-
   /** Apply the file events gathered since the last reload: reindex only the folders they touch. */
   private async applyPending(): Promise<void> {
-    if (this.pending.full) return this.indexAll();
+    const changes = this.watch.take();
+    if (changes.full) return this.indexAll();
+    try {
+      await this.applyChanges(changes.folders, changes.children);
+    } catch (err) {
+      // The events are consumed: the next one rescans everything rather than lose an edit.
+      this.watch.requestFull();
+      throw err;
+    }
+  }
+
+  private async applyChanges(edited: Set<string>, rediscover: Map<string, TreeDir>): Promise<void> {
     const started = performance.now();
-    const edited = new Set(this.pending.folders);
-    const rediscover = new Map(this.pending.children);
-    this.pending.folders.clear();
-    this.pending.children.clear();
     // A known skill folder named by its parent's event is reindexed like an edited one.
     for (const path of [...rediscover.keys()]) {
       if (this.folders.has(path)) {
@@ -232,13 +209,13 @@ export class SkillRegistry {
     for (const [path, place] of rediscover) {
       // What was known under `path` is replaced by what is there now.
       for (const key of this.folders.keys()) if (underPath(key, path) && !updates.has(key)) updates.set(key, null);
-      for (const key of [...this.treeDirs.keys()]) if (underPath(key, path)) this.dropTreeDir(key);
+      this.watch.dropTreeDirsUnder(path);
       const root = this.roots[place.rootIndex];
       if (root === undefined || place.depth > SCAN_LIMITS.maxSkillDepth) continue;
       const tree = await this.scanner.index({ path: root, index: place.rootIndex }, { path, depth: place.depth }, (batch) => {
         for (const entry of this.indexBatch(batch)) if (!updates.get(entry.folder)) updates.set(entry.folder, entry);
       });
-      for (const dir of tree.treeDirs) this.addTreeDir(dir.path, { rootIndex: place.rootIndex, depth: dir.depth });
+      for (const dir of tree.treeDirs) this.watch.addTreeDir(dir.path, { rootIndex: place.rootIndex, depth: dir.depth });
     }
     if (this.closed) return;
 
@@ -250,12 +227,12 @@ export class SkillRegistry {
         if (!old) continue;
         removed += 1;
         this.folders.delete(folder);
-        this.retargetWatchers(folder, old.watchDirs, []);
+        this.watch.retarget(folder, old.watchDirs, []);
         continue;
       }
       if (!old || !sameOutcome(old, entry)) changed.push(entry);
       this.folders.set(folder, entry);
-      this.retargetWatchers(folder, old?.watchDirs ?? [], entry.watchDirs);
+      this.watch.retarget(folder, old?.watchDirs ?? [], entry.watchDirs);
     }
     if (changed.length === 0 && removed === 0) return;
     this.publish(changed);
@@ -263,34 +240,5 @@ export class SkillRegistry {
       { version: this.version, changed: changed.map((e) => e.folder), removed, ms: Math.round(performance.now() - started) },
       'skills: reloaded',
     );
-  }
-
-  private addTreeDir(path: string, dir: TreeDir): void {
-    this.treeDirs.set(path, dir);
-    this.watchers?.add(path);
-  }
-
-  private dropTreeDir(path: string): void {
-    this.treeDirs.delete(path);
-    this.watchers?.remove(path);
-  }
-
-  private retargetWatchers(folder: string, before: readonly string[], after: readonly string[]): void {
-    const keep = new Set(after);
-    for (const dir of before) {
-      if (keep.has(dir) || this.watchOwners.get(dir) !== folder) continue;
-      this.watchOwners.delete(dir);
-      this.watchers?.remove(dir);
-    }
-    for (const dir of after) {
-      this.watchOwners.set(dir, folder);
-      this.watchers?.add(dir);
-    }
-  }
-
-  private async syncAllWatchers(): Promise<void> {
-    this.watchOwners.clear();
-    for (const [folder, entry] of this.folders) for (const dir of entry.watchDirs) this.watchOwners.set(dir, folder);
-    await this.watchers?.sync(new Set([...this.treeDirs.keys(), ...this.watchOwners.keys()]));
   }
 }

@@ -3,7 +3,7 @@
 set -eu
 
 echo "## Filesystems (fullest first, ! = 85% or more)"
-df -P -h -x tmpfs -x devtmpfs -x squashfs -x overlay 2>/dev/null | tail -n +2 | sort -k5 -r -n | awk '{
+{ df -P -h -x tmpfs -x devtmpfs -x squashfs 2>/dev/null || df -P -h; } | tail -n +2 | sort -k5 -r -n | awk '{
   use = $5; sub("%", "", use);
   mark = (use + 0 >= 85) ? "!" : " ";
   printf "%s %5s used of %6s  %s\n", mark, $5, $2, $6
