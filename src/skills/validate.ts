@@ -3,7 +3,7 @@
 // our extensions are accepted).
 import { checkHooks, checkPlaceholders, checkPreflight, checkTriggers, type FolderFacts } from './extensions.ts';
 import { isPlainObject, ProblemList, show } from './problems.ts';
-import { codePointLength } from './text.ts';
+import { codePointLength } from './codePoints.ts';
 import type { HookMap, PreflightStep, Profile, SkillProblem } from './types.ts';
 
 export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
