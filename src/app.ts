@@ -10,6 +10,7 @@ import { createExecutor } from './exec/executor.ts';
 import { ApprovalRuntime } from './hitl/approvals.ts';
 import { createAuditLog } from './hitl/audit.ts';
 import { createGrants } from './hitl/grants.ts';
+import { createStoreApprovalBus } from './hitl/storeApprovalBus.ts';
 import type { Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
 import { SkillRegistry } from './skills/registry.ts';
@@ -51,11 +52,13 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     store,
     audit,
     logger,
+    // Pub/sub through the store: a click on any instance reaches the turn waiting on another.
+    bus: createStoreApprovalBus(store),
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
   });
   const metrics = new Metrics();
   approvals.on('hitl-option-resolved', (record) => metrics.approvals.inc({ outcome: record.outcome ?? 'unknown' }));
-  await approvals.expireStale();
+  await approvals.start();
   const client = new Anthropic({
     apiKey: config.anthropic.apiKey ?? null,
     baseURL: config.anthropic.baseUrl ?? null,
@@ -92,7 +95,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     async close() {
       // Turns still running get a moment, then their chats are handed over (their messages stay queued).
       await dispatcher.stop(2_000);
-      await approvals.close();
+      // Shared store: questions still open stay pending for the instance that re-runs their turns. Alone, no
+      // one else will: they end now, and their messages say so.
+      await approvals.close({ handOver: store.kind === 'redis' });
       await registry.close();
       await store.close();
     },

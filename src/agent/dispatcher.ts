@@ -64,11 +64,16 @@ export class Dispatcher {
   private replyOnce(sink: TurnSink, item: InboxItem): TurnSink {
     const store = this.store;
     const logger = this.logger;
+    const queue = this.queue;
     return {
       progress: (text) => sink.progress(text),
       partial: sink.partial?.bind(sink),
       retrying: sink.retrying?.bind(sink),
       async reply(markdown) {
+        if (queue.handedOverChats) {
+          logger.info({ chatId: item.message.chatId, turnId: item.id }, 'handed over at shutdown; another instance answers');
+          return;
+        }
         if (!(await store.claim('dedupe', `replied:${item.id}`, { status: 'replied' }, REPLIED_KEEP_MS))) {
           logger.info({ chatId: item.message.chatId, turnId: item.id }, 'already answered before a restart; not posting again');
           return;

@@ -100,8 +100,10 @@ export class Engine {
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
     const history = await this.deps.history.load(message.chatId);
+    let approvalsAsked = 0;
     const turn: TurnContext = {
       turnId,
+      nextApprovalKey: () => `${message.chatId}/${turnId}/${approvalsAsked++}`,
       worldId: message.worldId,
       chatId: message.chatId,
       requesterId: message.userId,

@@ -4,19 +4,12 @@ import type { ApprovalItem } from '../hitl/types.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { describeHookFailures, fireHooks, type HookDetails, type HookReport, type HookScope } from '../lifecycle/hooks.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
-import type { Store } from '../store/types.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 
 export interface ScriptCall {
   script: string;
   args: string[];
 }
-
-/**
- * What running skill code needs. The store holds the chat's hook registrations; without it (a caller that
- * has none) the skill's hooks do not fire.
- */
-export type SkillRunDeps = ToolDeps & { store?: Store };
 
 export const EXECUTE_HOOK_EVENTS: readonly HookEvent[] = ['pre_execute', 'post_execute', 'on_error'];
 
@@ -39,6 +32,7 @@ export function authorizeSkillCode(deps: ToolDeps, turn: TurnContext, skill: Ski
       items,
       timeoutMs: turn.settings.approvalTimeoutMs,
       turnId: turn.turnId,
+      resumeKey: turn.nextApprovalKey(),
     },
   );
 }
@@ -64,10 +58,10 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
  * on_error hooks are listed in the same question and fire around each call. Declined or unanswered, every call
  * comes back `declined` with the plain sentence the model must hear. Never throws for a script's failure.
  */
-export async function runSkillCode(deps: SkillRunDeps, turn: TurnContext, skill: Skill, calls: ScriptCall[]): Promise<ScriptOutputView[]> {
+export async function runSkillCode(deps: ToolDeps, turn: TurnContext, skill: Skill, calls: ScriptCall[]): Promise<ScriptOutputView[]> {
   const hasHooks = EXECUTE_HOOK_EVENTS.some((event) => (skill.hooks[event]?.length ?? 0) > 0);
   const registered =
-    hasHooks && deps.store !== undefined && (await activeSkills(deps.store, turn.chatId)).some((entry) => entry.id === skill.id);
+    hasHooks && (await activeSkills(deps.store, turn.chatId)).some((entry) => entry.id === skill.id);
   const items: ApprovalItem[] = [
     ...calls.map((call): ApprovalItem => ({ kind: 'script', path: call.script, args: call.args })),
     ...(registered ? hookItems(skill, EXECUTE_HOOK_EVENTS) : []),

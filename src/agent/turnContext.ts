@@ -32,4 +32,9 @@ export interface TurnContext {
   /** The chat's history as the model sees it this turn (preflight tools read recent messages from it). */
   history: readonly MessageParam[];
   progress(text: string): void;
+  /**
+   * A key for the turn's next approval question, stable when the same message is re-run (after a crash or a
+   * hand-over), so the re-run resumes the question already asked instead of asking again.
+   */
+  nextApprovalKey(): string;
 }

@@ -25,6 +25,7 @@ export class DurableQueue {
   private readonly leases = new Set<HeldLease>();
   private sweeper: NodeJS.Timeout | undefined;
   private stopping = false;
+  private handedOver = false;
 
   constructor(
     private readonly store: Store,
@@ -50,6 +51,14 @@ export class DurableQueue {
     return item;
   }
 
+  /**
+   * True once stop() let running chats go: turns still finishing here must neither answer nor remove their
+   * messages, which another instance now answers.
+   */
+  get handedOverChats(): boolean {
+    return this.handedOver;
+  }
+
   /** Chats this instance is working on now. */
   get active(): number {
     return this.draining.size;
@@ -71,6 +80,7 @@ export class DurableQueue {
     ]);
     clearTimeout(timer);
     // Turns still running past the deadline: let their chats go now rather than when the leases expire.
+    this.handedOver = this.leases.size > 0;
     await Promise.allSettled([...this.leases].map((lease) => lease.release()));
   }
 
@@ -94,7 +104,7 @@ export class DurableQueue {
           const [item] = await this.inbox.pending(chatId);
           if (!item) break;
           const outcome = await this.run(item);
-          if (lease.lost) return;
+          if (lease.lost || this.handedOver) return;
           if (outcome === 'retry') return;
           await this.inbox.remove(item);
         }

@@ -160,3 +160,27 @@ describe('the durable queue', () => {
     });
   }
 });
+
+describe('hand-over at shutdown', () => {
+  it('keeps a message whose turn outlived the deadline, so the next instance answers it', async () => {
+    const url = `sqlite://${join(dir, 'q.sqlite')}`;
+    let release: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = false;
+    const first = queue(await open(url), async () => {
+      started = true;
+      await stuck;
+      return 'done';
+    });
+    await first.submit(message('a', 'slow'));
+    await until(() => started, 'the first turn to start');
+    await first.stop(20);
+    expect(first.handedOverChats).toBe(true);
+    release();
+    await until(() => first.active === 0, 'the first turn to end');
+    // The late finish did not remove the message: it is still waiting for its answer.
+    expect((await new Inbox(await open(url)).pending('terminal:local/a')).map((item) => item.message.text)).toEqual(['slow']);
+  });
+});

@@ -103,7 +103,8 @@ describe('Slack conversations', () => {
     const reply = await waitForReply(slack, CHANNEL, ts, 'notes are ready');
     const shown = [...reply.edits.map((edit) => edit.text), reply.text];
     expect(shown[0]).toBe(PLACEHOLDER);
-    expect(shown).toContain('_Loading a skill…_');
+    // The last progress line before the update went out: loading, then preparing the skill.
+    expect(shown).toContain(`_Preparing skill ${NOTES_SKILL.id}…_`);
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
     // Update times: every edit after the first post, then the last one.
     const updates = [...reply.edits.slice(1).map((edit) => edit.at), reply.updatedAt ?? 0];
