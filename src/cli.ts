@@ -121,7 +121,12 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
       case 'chat':
         return await chat(rest, host, config, logger);
       case 'skills':
-        return await runSkillsCommand(rest, { skillsDirs: config.skillsDirs, output: host.output });
+        return await runSkillsCommand(rest, {
+          skillsDirs: config.skillsDirs,
+          output: host.output,
+          catalogBudgetChars: config.agent.catalogBudgetChars,
+          maxTriggeredSkills: config.agent.maxTriggeredSkills,
+        });
       case 'audit':
         return await withStore(config, (store) => runAuditCommand(rest, { store, output: host.output }));
       case 'grants':

@@ -8,6 +8,9 @@ import type { SkillSnapshot } from '../skills/types.ts';
  */
 export class CatalogCache {
   private version = -1;
+
+  constructor(private readonly budgetChars: number) {}
+
   private readonly byAllowList = new Map<string, string>();
 
   forWorld(snapshot: SkillSnapshot, settings: WorldSettings): string {
@@ -20,7 +23,10 @@ export class CatalogCache {
     const cached = this.byAllowList.get(key);
     if (cached !== undefined) return cached;
     const allowed = new Set(settings.skills);
-    const text = renderCatalog(snapshot.list().filter((skill) => allowed.has(skill.id))).text;
+    const text = renderCatalog(
+      snapshot.list().filter((skill) => allowed.has(skill.id)),
+      { budgetChars: this.budgetChars },
+    ).text;
     this.byAllowList.set(key, text);
     return text;
   }

@@ -49,9 +49,11 @@ const unreachableReply =
  * answer back through the adapter's sink. It knows nothing of Slack or Discord.
  */
 export class Engine {
-  private readonly catalogs = new CatalogCache();
+  private readonly catalogs: CatalogCache;
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: EngineDeps) {
+    this.catalogs = new CatalogCache(deps.config.agent.catalogBudgetChars);
+  }
 
   /** Queues a message on its chat; resolves when its turn is over. Never rejects for model or skill failures. */
   handleMessage(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {

@@ -1,5 +1,6 @@
 // Our frontmatter extensions (runtime profile only): triggers, preflight steps and hooks.
 // They are validated here, at load time; later parts (trigger matching, lifecycle) rely on the shapes.
+import { BUILTIN_PREFLIGHT_TOOLS, isBuiltinPreflightTool } from '../lifecycle/toolNames.ts';
 import { posix } from 'node:path';
 import { isPlainObject, type ProblemList, show } from './problems.ts';
 import { HOOK_EVENTS, type HookEvent, type HookMap, type HookSpec, type InjectMode, type PreflightStep } from './types.ts';
@@ -15,7 +16,8 @@ export interface FolderFacts {
 const INJECT_MODES: readonly InjectMode[] = ['context', 'variable', 'silent'];
 const STEP_KEYS = new Set(['name', 'tool', 'command', 'args', 'inject', 'optional', 'timeout']);
 const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-const MAX_TIMEOUT_SECONDS = 3600;
+// The runtime caps a step or hook at 120 s; a longer ask is a mistake worth naming at load time.
+const MAX_TIMEOUT_SECONDS = 120;
 const PLACEHOLDER = /\{\{\s*preflight\.([^\s}]*)\s*\}\}/g;
 /** Claude Code's hook events: a `hooks` value keyed by these is Claude Code's format, not ours. */
 const CLAUDE_CODE_EVENTS = new Set([
@@ -81,6 +83,8 @@ function checkStep(raw: unknown, field: string, folder: FolderFacts, problems: P
   if (tool !== undefined) {
     if (typeof tool !== 'string' || tool.trim() === '') {
       problems.error('PREFLIGHT_STEP_INVALID', `${field}.tool`, `must be a tool name, got ${show(tool)}`);
+    } else if (!isBuiltinPreflightTool(tool)) {
+      problems.error('PREFLIGHT_UNKNOWN_TOOL', `${field}.tool`, `"${tool}" is not a built-in tool; use one of ${BUILTIN_PREFLIGHT_TOOLS.join(', ')}`);
     } else step.tool = tool;
   }
   if (command !== undefined) {

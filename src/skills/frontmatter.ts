@@ -16,8 +16,8 @@ interface JsYaml {
   safeLoad(source: string, options: { schema: unknown; filename?: string }): unknown;
   CORE_SCHEMA: unknown;
 }
-/** js-yaml as gray-matter resolves it (gray-matter 4 pins js-yaml 3). */
-const jsYaml = createRequire(createRequire(import.meta.url).resolve('gray-matter'))('js-yaml') as JsYaml;
+/** js-yaml 3, the major gray-matter 4 itself uses (declared in package.json; its safe CORE schema). */
+const jsYaml = createRequire(import.meta.url)('js-yaml') as JsYaml;
 
 /** Values a frontmatter may expand to through aliases; more is refused (an alias bomb). */
 const MAX_VALUES = 10_000;

@@ -39,33 +39,35 @@ describe('preflight', () => {
   it('reads steps with defaults', () => {
     const result = check({
       preflight: [
-        { tool: 'git_status' },
+        { tool: 'current_time' },
         { name: 'branch', command: './scripts/branch.sh', args: ['--short', 3, true], inject: 'variable', optional: true, timeout: 5 },
       ],
     }, 'On {{ preflight.branch }}.');
     expect(result.errors).toEqual([]);
     expect(result.preflight).toEqual([
-      { tool: 'git_status', args: [], inject: 'context', optional: false },
+      { tool: 'current_time', args: [], inject: 'context', optional: false },
       { name: 'branch', command: 'scripts/branch.sh', args: ['--short', '3', 'true'], inject: 'variable', optional: true, timeout: 5 },
     ]);
   });
 
   it.each<[string, unknown, string]>([
-    ['a preflight that is not a list', { tool: 'x' }, 'PREFLIGHT_INVALID'],
+    ['a preflight that is not a list', { tool: 'current_time' }, 'PREFLIGHT_INVALID'],
     ['a step that is not a mapping', ['git status'], 'PREFLIGHT_STEP_INVALID'],
-    ['an unknown step key', [{ tool: 'x', shell: true }], 'PREFLIGHT_STEP_INVALID'],
-    ['both tool and command', [{ tool: 'x', command: 'scripts/branch.sh' }], 'PREFLIGHT_TOOL_OR_COMMAND'],
+    ['an unknown step key', [{ tool: 'current_time', shell: true }], 'PREFLIGHT_STEP_INVALID'],
+    ['both tool and command', [{ tool: 'current_time', command: 'scripts/branch.sh' }], 'PREFLIGHT_TOOL_OR_COMMAND'],
     ['neither tool nor command', [{ name: 'x' }], 'PREFLIGHT_TOOL_OR_COMMAND'],
     ['a blank tool', [{ tool: ' ' }], 'PREFLIGHT_STEP_INVALID'],
-    ['a variable step without a name', [{ tool: 'x', inject: 'variable' }], 'PREFLIGHT_NAME_REQUIRED'],
-    ['a name that is not a variable name', [{ tool: 'x', name: 'two words' }], 'PREFLIGHT_NAME'],
-    ['two steps with one name', [{ tool: 'x', name: 'a' }, { tool: 'y', name: 'a' }], 'PREFLIGHT_NAME_DUPLICATE'],
-    ['an unknown inject mode', [{ tool: 'x', inject: 'prompt' }], 'PREFLIGHT_INJECT'],
-    ['optional that is not a boolean', [{ tool: 'x', optional: 'yes' }], 'PREFLIGHT_OPTIONAL'],
-    ['a zero timeout', [{ tool: 'x', timeout: 0 }], 'PREFLIGHT_TIMEOUT'],
-    ['a timeout that is text', [{ tool: 'x', timeout: '5s' }], 'PREFLIGHT_TIMEOUT'],
-    ['args that are not a list', [{ tool: 'x', args: '--all' }], 'PREFLIGHT_ARGS'],
-    ['args holding a mapping', [{ tool: 'x', args: [{ a: 1 }] }], 'PREFLIGHT_ARGS'],
+    ['a variable step without a name', [{ tool: 'current_time', inject: 'variable' }], 'PREFLIGHT_NAME_REQUIRED'],
+    ['a name that is not a variable name', [{ tool: 'current_time', name: 'two words' }], 'PREFLIGHT_NAME'],
+    ['two steps with one name', [{ tool: 'current_time', name: 'a' }, { tool: 'skill_list', name: 'a' }], 'PREFLIGHT_NAME_DUPLICATE'],
+    ['an unknown inject mode', [{ tool: 'current_time', inject: 'prompt' }], 'PREFLIGHT_INJECT'],
+    ['optional that is not a boolean', [{ tool: 'current_time', optional: 'yes' }], 'PREFLIGHT_OPTIONAL'],
+    ['a zero timeout', [{ tool: 'current_time', timeout: 0 }], 'PREFLIGHT_TIMEOUT'],
+    ['a timeout above the 120 s cap', [{ tool: 'current_time', timeout: 121 }], 'PREFLIGHT_TIMEOUT'],
+    ['a tool that is not built in', [{ tool: 'git_status' }], 'PREFLIGHT_UNKNOWN_TOOL'],
+    ['a timeout that is text', [{ tool: 'current_time', timeout: '5s' }], 'PREFLIGHT_TIMEOUT'],
+    ['args that are not a list', [{ tool: 'current_time', args: '--all' }], 'PREFLIGHT_ARGS'],
+    ['args holding a mapping', [{ tool: 'current_time', args: [{ a: 1 }] }], 'PREFLIGHT_ARGS'],
     ['a command leaving the folder', [{ command: '../other/x.sh' }], 'PREFLIGHT_COMMAND_PATH'],
     ['an absolute command', [{ command: '/bin/sh' }], 'PREFLIGHT_COMMAND_PATH'],
     ['a command that is not in the folder', [{ command: 'scripts/missing.sh' }], 'PREFLIGHT_COMMAND_MISSING'],
@@ -76,10 +78,10 @@ describe('preflight', () => {
 
   it('needs a variable step for every {{preflight.X}} in the body', () => {
     expect(check({}, 'Branch: {{preflight.branch}}').errors).toEqual(['PREFLIGHT_UNKNOWN_VARIABLE']);
-    expect(check({ preflight: [{ tool: 'git', name: 'branch' }] }, 'Branch: {{preflight.branch}}').errors).toEqual([
+    expect(check({ preflight: [{ tool: 'current_time', name: 'branch' }] }, 'Branch: {{preflight.branch}}').errors).toEqual([
       'PREFLIGHT_UNKNOWN_VARIABLE',
     ]);
-    expect(check({ preflight: [{ tool: 'git', name: 'branch', inject: 'variable' }] }, '{{preflight.branch}} {{preflight.branch}}').errors).toEqual([]);
+    expect(check({ preflight: [{ tool: 'current_time', name: 'branch', inject: 'variable' }] }, '{{preflight.branch}} {{preflight.branch}}').errors).toEqual([]);
   });
 
   it('leaves placeholders alone in the spec profile (they are only text there)', () => {

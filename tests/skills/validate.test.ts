@@ -57,7 +57,7 @@ const CASES: Array<[string, Record<string, unknown>, Expected, Expected]> = [
   ],
   ['disable-model-invocation that is not a boolean', { ...base, 'disable-model-invocation': 'yes' }, { errors: ['FIELD_TYPE'] }, { errors: ['UNKNOWN_KEY'] }],
   ['argument-hint that is not a string', { ...base, 'argument-hint': 5 }, { warnings: ['FIELD_TYPE'] }, { errors: ['UNKNOWN_KEY'] }],
-  ['our extensions', { ...base, triggers: ['deploy'], preflight: [{ tool: 'git_status' }], hooks: { pre_execute: 'hooks/pre.sh' } }, {}, { errors: ['UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY'] }],
+  ['our extensions', { ...base, triggers: ['deploy'], preflight: [{ tool: 'current_time' }], hooks: { pre_execute: 'hooks/pre.sh' } }, {}, { errors: ['UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY'] }],
 ];
 
 describe.each(['runtime', 'spec'] as const)('the %s profile', (profile) => {
