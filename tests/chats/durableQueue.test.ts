@@ -129,17 +129,7 @@ describe('the durable queue', () => {
       cleanups.push(async () => {
         for (const store of stores) await store.close();
       });
-      const ran: string[] = [];
-      const running = new Set<string>();
-      let overlaps = 0;
-      const run = async (item: InboxItem) => {
-        if (running.has(item.message.chatId)) overlaps++;
-        running.add(item.message.chatId);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        running.delete(item.message.chatId);
-        ran.push(`${item.message.chatId.split('/')[1]}:${item.message.text}`);
-        return 'done' as const;
-      };
+      const { ran, run, overlaps } = recorder(2);
       const queues = stores.map((store) => queue(store, run));
       for (const q of queues) q.start();
       const sent: string[] = [];
@@ -152,7 +142,7 @@ describe('the durable queue', () => {
       await until(() => ran.length >= 40, 'forty answers', 20_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect([...ran].sort()).toEqual([...sent].sort());
-      expect(overlaps).toBe(0);
+      expect(overlaps()).toBe(0);
       for (let c = 0; c < 5; c++) {
         const order = ran.filter((entry) => entry.startsWith(`c${c}:`)).map((entry) => Number(entry.split(':')[1]));
         expect(order).toEqual([...order].sort((x, y) => x - y));
