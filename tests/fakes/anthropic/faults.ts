@@ -32,8 +32,8 @@ export interface FaultRateOptions {
   seed?: number;
 }
 
-/** mulberry32: tiny, fast and good enough to pick faults reproducibly. */
-function seededRandom(seed: number): () => number {
+/** mulberry32: tiny, fast and good enough to pick faults reproducibly (the Slack fake uses it too). */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { seededRandom } from '../anthropic/faults.ts';
 import { FakeSocketMode, type SocketModeLink } from './socketMode.ts';
 import { FakeWorkspace, type EphemeralMessage, type MethodResult, type PostedMessage, type WorkspaceInfo } from './webApi.ts';
 
@@ -17,6 +18,16 @@ export interface FakeSlackOptions {
 
 /** A fault for the next call of one method: a 429 with Retry-After, an API error, or a bare HTTP status. */
 export type SlackFault = { kind: 'ratelimited'; retryAfterS: number } | { kind: 'error'; error: string } | { kind: 'http'; status: number };
+
+/** Random 429s on every Web API method, from a seeded generator so a failing load run replays. */
+export interface RateLimitRateOptions {
+  /** Probability in [0, 1] that a call is answered 429. */
+  rate: number;
+  /** Sent as Retry-After (default 1). */
+  retryAfterS?: number;
+  /** Seed of the generator (default 1). */
+  seed?: number;
+}
 
 export interface RecordedCall {
   seq: number;
@@ -51,6 +62,8 @@ export interface FakeSlack {
   responseUrl(): string;
   /** The next calls of `method` fail with these faults, one each, in order. */
   failNext(method: string, ...faults: SlackFault[]): void;
+  /** Random 429s (after any failNext fault); null turns them off. */
+  rateLimitRate(options: RateLimitRateOptions | null): void;
   /** chat.postMessage into `channel` fails with `error` (e.g. not_in_channel). */
   refuseChannel(channel: string, error: string): void;
   /** Messages of a thread in posting order: its root (if the bot posted it) and the replies. */
@@ -93,9 +106,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const calls: RecordedCall[] = [];
   const responses: ResponseUrlPost[] = [];
   const faults = new Map<string, SlackFault[]>();
+  let randomLimit: { rate: number; retryAfterS: number; next: () => number } | null = null;
+
+  const nextFault = (method: string): SlackFault | undefined => {
+    const queued = faults.get(method)?.shift();
+    if (queued || !randomLimit) return queued;
+    return randomLimit.next() < randomLimit.rate ? { kind: 'ratelimited', retryAfterS: randomLimit.retryAfterS } : undefined;
+  };
 
   const answer = (method: string, params: Record<string, unknown>, token: string | undefined): { status: number; body: MethodResult; headers?: Record<string, string> } => {
-    const fault = faults.get(method)?.shift();
+    const fault = nextFault(method);
     if (fault?.kind === 'ratelimited') {
       return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(fault.retryAfterS) } };
     }
@@ -162,6 +182,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     responseUrl: () => `${url}/respond/${randomBytes(6).toString('hex')}`,
     failNext(method, ...list) {
       faults.set(method, [...(faults.get(method) ?? []), ...list]);
+    },
+    rateLimitRate(options) {
+      if (options && !(options.rate >= 0 && options.rate <= 1)) throw new RangeError('rate must be within [0, 1]');
+      randomLimit = options ? { rate: options.rate, retryAfterS: options.retryAfterS ?? 1, next: seededRandom(options.seed ?? 1) } : null;
     },
     refuseChannel(channel, error) {
       workspace.refusedChannels.set(channel, error);

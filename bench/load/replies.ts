@@ -1,0 +1,55 @@
+// The end state of every thread in the fake Slack, read as a person would: which messages got a final reply
+// (and how many), what was posted twice, and bot messages left showing something other than an answer.
+import { PLACEHOLDER_TEXT } from '../../adapters/slack/threadReply.ts';
+import type { FakeSlack } from '../../tests/fakes/slack.ts';
+import { parseFinalReply } from './markers.ts';
+
+export interface ThreadState {
+  /** Final replies per marker, in the messages' final state. */
+  finals: Map<string, number>;
+  /** chat.postMessage calls repeating an earlier post's text and blocks in the same thread (placeholders aside). */
+  duplicatePosts: number;
+  duplicateExamples: string[];
+  /** Bot messages still showing the placeholder, a preview or a progress line (a turn that never finished there). */
+  leftOver: number;
+  leftOverExamples: string[];
+  /** Bot messages with other text (apologies and the like). */
+  otherReplies: Map<string, number>;
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export function readThreads(slack: FakeSlack): ThreadState {
+  const finals = new Map<string, number>();
+  const otherReplies = new Map<string, number>();
+  let leftOver = 0;
+  const leftOverExamples: string[] = [];
+  for (const message of slack.messages) {
+    if (message.threadTs === undefined || message.blocks !== undefined) continue;
+    const final = parseFinalReply(message.text);
+    if (final) {
+      finals.set(final.marker, (finals.get(final.marker) ?? 0) + 1);
+    } else if (message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text)) {
+      leftOver += 1;
+      if (leftOverExamples.length < 5) leftOverExamples.push(`${message.channel}/${message.threadTs}: ${message.text.slice(0, 60)}`);
+    } else {
+      otherReplies.set(message.text.slice(0, 80), (otherReplies.get(message.text.slice(0, 80)) ?? 0) + 1);
+    }
+  }
+  const posted = new Map<string, number>();
+  let duplicatePosts = 0;
+  const duplicateExamples: string[] = [];
+  for (const call of slack.calls) {
+    if (call.method !== 'chat.postMessage' || !call.ok || str(call.params.text) === PLACEHOLDER_TEXT) continue;
+    const key = `${str(call.params.channel)}/${str(call.params.thread_ts)} ${str(call.params.text)} ${str(call.params.blocks)}`;
+    const seen = posted.get(key) ?? 0;
+    posted.set(key, seen + 1);
+    if (seen > 0) {
+      duplicatePosts += 1;
+      if (duplicateExamples.length < 5) duplicateExamples.push(key.slice(0, 120));
+    }
+  }
+  return { finals, duplicatePosts, duplicateExamples, leftOver, leftOverExamples, otherReplies };
+}
