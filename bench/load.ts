@@ -49,7 +49,7 @@ const stopped = new AbortController();
 setMaxListeners(0, stopped.signal);
 const instances: Instance[] = [];
 let passed = false;
-/** Logs are kept only when a finished run failed (to read why); otherwise the run dir goes. */
+/** Logs are kept when the run failed (to read why); after a pass or Ctrl-C the run dir goes. */
 let keepLogs = false;
 
 // Whatever happens, no child outlives the run.
@@ -209,6 +209,7 @@ try {
 } catch (error) {
   console.error(`bench:load failed to run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   passed = false;
+  keepLogs = true;
 } finally {
   stopped.abort();
   await cleanup.run();
