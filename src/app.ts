@@ -10,6 +10,7 @@ import { createExecutor } from './exec/executor.ts';
 import { ApprovalRuntime } from './hitl/approvals.ts';
 import { createAuditLog } from './hitl/audit.ts';
 import { createGrants } from './hitl/grants.ts';
+import { isInstanceAlive } from './hitl/instanceLiveness.ts';
 import { createStoreApprovalBus } from './hitl/storeApprovalBus.ts';
 import type { Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
@@ -82,7 +83,19 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     logger,
     retry: options.retry,
   });
-  const dispatcher = new Dispatcher(engine, store, logger, options.queue);
+  const dispatcher = new Dispatcher(
+    engine,
+    store,
+    {
+      store,
+      instanceId: approvals.instanceId,
+      isAlive: (id) => isInstanceAlive(store, id),
+      // A claimant's liveness lapses within this; beyond it, it is gone.
+      waitMs: approvals.instanceTtlMs,
+    },
+    logger,
+    options.queue,
+  );
   return {
     config,
     logger,

@@ -5,9 +5,7 @@ import type { Logger } from '../log.ts';
 import type { IncomingMessage, PlatformPort, TurnSink } from '../platform.ts';
 import type { Store } from '../store/types.ts';
 import type { Engine } from './engine.ts';
-
-/** A reply claimed this long guards against a re-run posting the same answer twice. */
-const REPLIED_KEEP_MS = 24 * 60 * 60 * 1000;
+import { claimReply, type ReplyClaimDeps } from './replyClaim.ts';
 
 /**
  * Where platform messages enter when nothing may be lost: each message is queued durably, then answered by
@@ -19,7 +17,8 @@ export class Dispatcher {
 
   constructor(
     private readonly engine: Engine,
-    private readonly store: Store,
+    store: Store,
+    private readonly replies: ReplyClaimDeps,
     private readonly logger: Logger,
     options: DurableQueueOptions = {},
   ) {
@@ -62,7 +61,7 @@ export class Dispatcher {
 
   /** A re-run of a message (its first instance died after answering) must not post the answer again. */
   private replyOnce(sink: TurnSink, item: InboxItem): TurnSink {
-    const store = this.store;
+    const replies = this.replies;
     const logger = this.logger;
     const queue = this.queue;
     return {
@@ -74,11 +73,13 @@ export class Dispatcher {
           logger.info({ chatId: item.message.chatId, turnId: item.id }, 'handed over at shutdown; another instance answers');
           return;
         }
-        if (!(await store.claim('dedupe', `replied:${item.id}`, { status: 'replied' }, REPLIED_KEEP_MS))) {
+        const posted = await claimReply(replies, item.id);
+        if (!posted) {
           logger.info({ chatId: item.message.chatId, turnId: item.id }, 'already answered before a restart; not posting again');
           return;
         }
         await sink.reply(markdown);
+        await posted();
       },
     };
   }

@@ -62,6 +62,11 @@ const DEFAULTS = {
 };
 
 export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
+  /** How long this instance's liveness outlives its last heartbeat (others treat it as gone after that). */
+  get instanceTtlMs(): number {
+    return this.#instanceTtlMs;
+  }
+
   readonly instanceId: string;
   readonly #store: Store;
   readonly #approversFor: (worldId: string) => string[];
