@@ -60,6 +60,23 @@ export class DeliveryDedupe {
     };
   }
 
+  /**
+   * Like take(), but tells a finished duplicate (`duplicate`: drop it) from a delivery another process is
+   * still handing over (`busy`, after waiting up to `waitMs` for it to finish): a busy one must not be
+   * acknowledged, so Slack delivers it again and, should that process have died, the retry is processed.
+   */
+  async takeOrWait(keys: string[], waitMs = 2_000): Promise<Delivery | 'duplicate' | 'busy'> {
+    const deadline = this.#now() + waitMs;
+    for (;;) {
+      const delivery = await this.take(keys);
+      if (delivery) return delivery;
+      const held = await Promise.all(keys.map((key) => this.#store.get<ClaimValue>('dedupe', key)));
+      if (held.some((claim) => claim?.status === 'done')) return 'duplicate';
+      if (this.#now() >= deadline) return 'busy';
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async #takeOne(key: string, status: string): Promise<boolean> {
     const mine: ClaimValue = { status, at: this.#now() };
     if (await this.#store.claim('dedupe', key, mine, this.#ttlMs)) return true;

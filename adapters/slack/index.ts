@@ -9,7 +9,7 @@ import { SlackApprovalPresenter } from './approvalPresenter.ts';
 import { boltLogger } from './boltLogger.ts';
 import { registerCommands } from './commands.ts';
 import { DeliveryDedupe } from './dedupe.ts';
-import { registerMessageEvents } from './messageEvents.ts';
+import { registerMessageEvents, RetryLater } from './messageEvents.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
 import { BackgroundTasks } from './tasks.ts';
 import { ThreadMemory } from './threads.ts';
@@ -49,7 +49,13 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
         // Only the connection call goes here; it may retry (it posts nothing).
         installerOptions: { clientOptions: apiUrl ? { slackApiUrl: `${apiUrl}/` } : {} },
       })
-    : new HTTPReceiver({ signingSecret: signingSecret ?? '', endpoints: SLACK_EVENTS_PATH, logger: boltLogger(logger) });
+    : new HTTPReceiver({
+        signingSecret: signingSecret ?? '',
+        endpoints: SLACK_EVENTS_PATH,
+        logger: boltLogger(logger),
+        // Acknowledge an event only once it is queued in the store: an instance killed in between loses nothing.
+        processBeforeResponse: true,
+      });
   // botId and botUserId given: Bolt skips its own auth.test and ignores the bot's own messages.
   const bolt = new BoltApp({
     token: botToken,
@@ -60,6 +66,12 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
     clientOptions: { ...webClientOptions(apiUrl) },
   });
   bolt.error(async (error) => {
+    const original = (error as { original?: unknown }).original ?? error;
+    if (original instanceof RetryLater) {
+      logger.warn({ reason: original.message }, 'Slack delivery not acknowledged; Slack will deliver it again');
+      // Through to the receiver, which answers 500 instead of 200.
+      throw error;
+    }
     logger.error({ err: slackErrorCode(error) }, 'Slack listener failed');
   });
 

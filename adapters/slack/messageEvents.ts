@@ -44,24 +44,34 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
     if (!(await deps.threads.has(slackChatId(slackWorldId(teamId, event.channel), threadTs)))) return;
   }
   const keys = [`message:${teamId}:${event.channel}:${event.ts}`, ...(eventId ? [`event:${eventId}`] : [])];
-  const delivery = await deps.dedupe.take(keys);
-  if (delivery === undefined) {
+  const delivery = await deps.dedupe.takeOrWait(keys);
+  if (delivery === 'duplicate') {
     deps.logger.debug({ eventId, ts: event.ts }, 'duplicate Slack delivery dropped');
     return;
   }
+  if (delivery === 'busy') throw new RetryLater(`delivery ${eventId ?? event.ts} is being handed over elsewhere`);
   const text = unescapeSlack(stripMention(event.text, botUserId));
+  // Nothing to ask (a bare mention, a file without words): a hint for a mention, silence otherwise.
+  if (text === '') {
+    await delivery.done();
+    if (mentioned) deps.tasks.run('mention hint', () => deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT }));
+    return;
+  }
   try {
-    // Nothing to ask (a bare mention, a file without words): a hint for a mention, silence otherwise.
-    if (text === '') {
-      if (mentioned) await deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT });
-    } else {
-      await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text });
-    }
+    await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text });
   } catch (error) {
     await delivery.abandon();
-    throw error;
+    throw new RetryLater(`the message could not be queued: ${slackErrorCode(error)}`);
   }
   await delivery.done();
+}
+
+/**
+ * The message is not safely queued: answer Slack with an error (not a 200), so it delivers the event again.
+ * Bolt's error handler lets exactly this error through to the receiver.
+ */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
 }
 
 export function registerMessageEvents(bolt: BoltApp, deps: MessageEventDeps): void {
@@ -77,12 +87,9 @@ export function registerMessageEvents(bolt: BoltApp, deps: MessageEventDeps): vo
       return;
     }
     const eventId = envelope.success ? envelope.data.event_id : undefined;
-    // The event is already acknowledged (Bolt acks Events API requests first); the work goes on in the background.
-    deps.tasks.run('message event', () =>
-      handleDelivery(deps, { event: parsed.data, teamId, botUserId, ...(eventId ? { eventId } : {}) }).catch((error: unknown) => {
-        deps.logger.error({ err: slackErrorCode(error), eventId }, 'handling a Slack message failed');
-      }),
-    );
+    // Awaited: over HTTP the receiver answers Slack only after this (processBeforeResponse), so a 200 means the
+    // message is in the store. Queueing takes milliseconds; the turn itself runs later, elsewhere perhaps.
+    await handleDelivery(deps, { event: parsed.data, teamId, botUserId, ...(eventId ? { eventId } : {}) });
   };
   bolt.event('app_mention', listener);
   bolt.event('message', listener);

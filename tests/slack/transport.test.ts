@@ -82,6 +82,22 @@ describe('Slack transport', () => {
     expect(anthropic.requests.filter((request) => request.rawBody.includes('duplicate me'))).toHaveLength(1);
   });
 
+  it('does not acknowledge a delivery another process claimed and never queued, and processes the retry once that claim lapses', async () => {
+    const ts = bot.sender.nextTs();
+    const message = { channel: CHANNEL, user: ALICE, ts, text: mentionText(slack, 'orphaned delivery') };
+    const claimKey = `message:${slack.info.teamId}:${CHANNEL}:${ts}`;
+    // An instance claimed this message and died before queueing it.
+    await bot.app.store.claim('dedupe', claimKey, { status: 'working:dead-instance', at: Date.now() }, 60_000);
+    const first = await bot.sender.mention(message);
+    expect(first.status).toBe(500);
+    // Slack retries later; by then the dead claim is stale (30 s), here made so at once.
+    await bot.app.store.set('dedupe', claimKey, { status: 'working:dead-instance', at: 0 }, 60_000);
+    const retry = await bot.sender.mention(message, { eventId: first.eventId, retryNum: 1, retryReason: 'http_error' });
+    expect(retry.status).toBe(200);
+    await waitForReply(slack, CHANNEL, ts, 'pong');
+    expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
+  });
+
   it('waits out a 429 as Retry-After asks, then posts exactly once', async () => {
     slack.failNext('chat.postMessage', { kind: 'ratelimited', retryAfterS: 1 });
     const callsBefore = slack.calls.length;
