@@ -28,5 +28,6 @@ export interface TurnSink {
  * chat id alone (a Slack thread, a Discord thread), because the turn may run far from where the message came in.
  */
 export interface PlatformPort {
-  sinkFor(message: IncomingMessage): TurnSink;
+  /** `turnId` is the same for every re-run of one message: a port may use it to reuse what a first run posted. */
+  sinkFor(message: IncomingMessage, turnId: string): TurnSink;
 }

@@ -84,7 +84,7 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
   registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
   // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
   app.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
-  const removePort = app.dispatcher.addPort('slack', slackPort(api, logger));
+  const removePort = app.dispatcher.addPort('slack', slackPort(api, app.store, logger));
 
   if (receiver instanceof SocketModeReceiver) {
     receiver.client.on('connected', () => (connected = true));

@@ -5,6 +5,12 @@ import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 export const MIN_UPDATE_INTERVAL_MS = 1000;
 
+/** Where a turn keeps its placeholder's ts, so a re-run of the same message (after a crash) reuses it. */
+export interface PlaceholderMemory {
+  get(): Promise<string | undefined>;
+  set(ts: string): Promise<void>;
+}
+
 export class LiveMessage {
   #ts: string | undefined;
   #opened: Promise<void> = Promise.resolve();
@@ -22,15 +28,22 @@ export class LiveMessage {
     private readonly logger: Logger,
   ) {}
 
-  /** Posts the placeholder. A failure is logged: the answer is then posted as a new message. */
-  open(text: string): void {
-    this.#opened = this.api
-      .post({ channel: this.channel, threadTs: this.threadTs, text })
-      .then((ts) => {
-        this.#ts = ts;
-        this.#schedule();
-      })
-      .catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
+  /**
+   * Posts the placeholder, or takes over the one an earlier run of the same turn posted. A failure is logged:
+   * the answer is then posted as a new message.
+   */
+  open(text: string, memory?: PlaceholderMemory): void {
+    this.#opened = (async () => {
+      const earlier = await memory?.get();
+      if (earlier !== undefined) {
+        this.#ts = earlier;
+        this.show(text);
+        return;
+      }
+      this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text });
+      await memory?.set(this.#ts);
+      this.#schedule();
+    })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
   }
 
   /** Shows `text` on the next allowed update (a newer text replaces one not yet shown). */

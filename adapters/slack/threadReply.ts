@@ -1,7 +1,7 @@
 // A turn's TurnSink in a Slack thread: progress in the placeholder, then the answer as mrkdwn, split to fit.
 import type { Logger } from '../../src/log.ts';
 import type { TurnSink } from '../../src/platform.ts';
-import { LiveMessage } from './liveMessage.ts';
+import { LiveMessage, type PlaceholderMemory } from './liveMessage.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
@@ -24,9 +24,9 @@ export class ThreadReply implements TurnSink {
     this.#live = new LiveMessage(api, channel, threadTs, logger);
   }
 
-  /** Posts the placeholder at once, so the person sees the bot took the message. */
-  open(): void {
-    this.#live.open(PLACEHOLDER_TEXT);
+  /** Posts the placeholder at once, so the person sees the bot took the message (or reuses an earlier run's). */
+  open(memory?: PlaceholderMemory): void {
+    this.#live.open(PLACEHOLDER_TEXT, memory);
   }
 
   progress(text: string): void {

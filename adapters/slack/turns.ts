@@ -2,6 +2,7 @@
 import type { App } from '../../src/app.ts';
 import type { Logger } from '../../src/log.ts';
 import type { PlatformPort } from '../../src/platform.ts';
+import type { Store } from '../../src/store/types.ts';
 import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
 import type { SlackApi } from './slackApi.ts';
 import type { BackgroundTasks } from './tasks.ts';
@@ -37,14 +38,25 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn): Promise<void> 
   await deps.app.dispatcher.submit({ worldId, chatId, userId: turn.userId, text: turn.text, ...(turn.skill ? { skill: turn.skill } : {}) });
 }
 
-/** How the core answers a Slack chat, from its id alone: a placeholder in the thread, then the answer. */
-export function slackPort(api: SlackApi, logger: Logger): PlatformPort {
+/** A placeholder is worth reusing for as long as a message may be re-run. */
+const PLACEHOLDER_KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How the core answers a Slack chat, from its id alone: a placeholder in the thread, then the answer. The
+ * placeholder's ts is kept per turn, so a re-run after a crash edits the same message instead of leaving a
+ * stale "Working on it…" behind.
+ */
+export function slackPort(api: SlackApi, store: Store, logger: Logger): PlatformPort {
   return {
-    sinkFor(message) {
+    sinkFor(message, turnId) {
       const thread = slackThreadOf(message.chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${message.chatId}`);
-      const sink = new ThreadReply(api, thread.channelId, thread.threadTs, logger.child({ chatId: message.chatId }));
-      sink.open();
+      const sink = new ThreadReply(api, thread.channelId, thread.threadTs, logger.child({ chatId: message.chatId, turnId }));
+      const key = `slack-placeholder:${turnId}`;
+      sink.open({
+        get: () => store.get<string>('chats', key),
+        set: (ts) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS),
+      });
       return sink;
     },
   };

@@ -55,7 +55,7 @@ export class Dispatcher {
       this.logger.warn({ chatId: item.message.chatId, platform }, 'no adapter for this platform here; leaving the message to another instance');
       return 'retry';
     }
-    await this.engine.runTurnNow(item.message, this.replyOnce(port.sinkFor(item.message), item), item.id);
+    await this.engine.runTurnNow(item.message, this.replyOnce(port.sinkFor(item.message, item.id), item), item.id);
     return 'done';
   }
 
