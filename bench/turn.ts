@@ -49,6 +49,7 @@ for (let turn = 0; turn < 300; turn++) {
 global.gc?.();
 const rssBefore = process.memoryUsage().rss;
 const cacheShares: number[] = [];
+const elu = performance.eventLoopUtilization();
 const started = performance.now();
 await Promise.all(
   Array.from({ length: CHATS }, async (_, chat) => {
@@ -68,11 +69,13 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
+const mainBusy = performance.eventLoopUtilization(elu).utilization;
 const rssAfter = process.memoryUsage().rss;
 const turns = CHATS * TURNS_PER_CHAT;
 
 console.log(`bench:turn — ${turns} turns over ${CHATS} concurrent chats (${TURNS_PER_CHAT} turns each), 50 skills, memory store`);
 console.log(`turns/s (${CHATS} chats at once)       ${(turns / seconds).toFixed(0)}`);
+console.log(`main thread busy during that run    ${(mainBusy * 100).toFixed(0)}% (the fake model runs in a worker thread)`);
 console.log(`core overhead per turn p50      ${percentile(overheads, 50).toFixed(2)} ms (300 turns, one at a time)`);
 console.log(`core overhead per turn p99      ${percentile(overheads, 99).toFixed(2)} ms`);
 console.log(`RSS per active chat             ${((rssAfter - rssBefore) / CHATS / 1024).toFixed(1)} KiB (RSS ${mb(rssBefore)} → ${mb(rssAfter)} MiB)`);
