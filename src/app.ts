@@ -61,10 +61,10 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   approvals.on('hitl-option-resolved', (record) => metrics.approvals.inc({ outcome: record.outcome ?? 'unknown' }));
   await approvals.start();
   const client = new Anthropic({
-    apiKey: config.anthropic.apiKey ?? null,
+    // Without a key (a local proxy, or a test server) a placeholder, never the SDK's own credential lookup.
+    apiKey: config.anthropic.apiKey ?? 'none',
     baseURL: config.anthropic.baseUrl ?? null,
-    // Without a key (a local proxy, or a test server), send a placeholder header rather than fail.
-    ...(config.anthropic.apiKey ? {} : { authToken: null, apiKey: 'none' }),
+    // One retry policy, in src/agent/modelCall.ts.
     maxRetries: 0,
   });
   const engine = new Engine({
