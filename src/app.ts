@@ -8,7 +8,7 @@ import { createHistory } from './chats/history.ts';
 import { TurnQueue } from './chats/turnQueue.ts';
 import { createExecutor } from './exec/executor.ts';
 import { ApprovalRuntime } from './hitl/approvals.ts';
-import { createAuditLog } from './hitl/audit.ts';
+import { type AuditLog, createAuditLog } from './hitl/audit.ts';
 import { createGrants } from './hitl/grants.ts';
 import { isInstanceAlive } from './hitl/instanceLiveness.ts';
 import { createStoreApprovalBus } from './hitl/storeApprovalBus.ts';
@@ -39,6 +39,17 @@ export interface AppOptions {
   queue?: DurableQueueOptions;
 }
 
+/** Every run of skill code is audited, in one place: count them there too (script runs by status). */
+function countRuns(audit: AuditLog, metrics: Metrics): AuditLog {
+  return {
+    ...audit,
+    async record(entry) {
+      await audit.record(entry);
+      if (entry.kind === 'run') metrics.scriptRuns.inc({ status: entry.outcome });
+    },
+  };
+}
+
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
   const store = await createStore(config.storeUrl, { logger });
   const registry = await SkillRegistry.open({
@@ -47,7 +58,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     catalogBudgetChars: config.agent.catalogBudgetChars,
     watch: options.watchSkills ?? true,
   });
-  const audit = createAuditLog(store);
+  const metrics = new Metrics();
+  const audit = countRuns(createAuditLog(store), metrics);
   const grants = createGrants(store, { ttlMs: config.agent.grantTtlMs });
   const approvals = new ApprovalRuntime({
     store,
@@ -57,7 +69,6 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     bus: createStoreApprovalBus(store),
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
   });
-  const metrics = new Metrics();
   approvals.on('hitl-option-resolved', (record) => metrics.approvals.inc({ outcome: record.outcome ?? 'unknown' }));
   await approvals.start();
   const client = new Anthropic({

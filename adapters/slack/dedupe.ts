@@ -29,6 +29,8 @@ export interface DedupeOptions {
   ttlMs?: number;
   leaseMs?: number;
   now?: () => number;
+  /** Called for each delivery dropped as a duplicate (metrics). */
+  onDuplicate?: () => void;
 }
 
 export class DeliveryDedupe {
@@ -36,8 +38,10 @@ export class DeliveryDedupe {
   readonly #ttlMs: number;
   readonly #leaseMs: number;
   readonly #now: () => number;
+  readonly #onDuplicate: () => void;
 
   constructor(store: Store, options: DedupeOptions = {}) {
+    this.#onDuplicate = options.onDuplicate ?? (() => {});
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? DEDUPE_TTL_MS;
     this.#leaseMs = options.leaseMs ?? DEDUPE_LEASE_MS;
@@ -49,6 +53,12 @@ export class DeliveryDedupe {
    * processed now. A key whose claim is stale (its process died before queueing the turn) is taken over.
    */
   async take(keys: string[]): Promise<Delivery | undefined> {
+    const delivery = await this.#take(keys);
+    if (!delivery) this.#onDuplicate();
+    return delivery;
+  }
+
+  async #take(keys: string[]): Promise<Delivery | undefined> {
     const status = `working:${randomUUID()}`;
     for (const key of keys) {
       if (!(await this.#takeOne(key, status))) return undefined;
@@ -68,10 +78,13 @@ export class DeliveryDedupe {
   async takeOrWait(keys: string[], waitMs = 2_000): Promise<Delivery | 'duplicate' | 'busy'> {
     const deadline = this.#now() + waitMs;
     for (;;) {
-      const delivery = await this.take(keys);
+      const delivery = await this.#take(keys);
       if (delivery) return delivery;
       const held = await Promise.all(keys.map((key) => this.#store.get<ClaimValue>('dedupe', key)));
-      if (held.some((claim) => claim?.status === 'done')) return 'duplicate';
+      if (held.some((claim) => claim?.status === 'done')) {
+        this.#onDuplicate();
+        return 'duplicate';
+      }
       if (this.#now() >= deadline) return 'busy';
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -77,7 +77,7 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
 
   let accepting = true;
   const tasks = new BackgroundTasks(logger);
-  const dedupe = new DeliveryDedupe(app.store);
+  const dedupe = new DeliveryDedupe(app.store, { onDuplicate: () => app.metrics.dedupeHits.inc({ platform: 'slack' }) });
   const turnDeps = { app, api, threads: new ThreadMemory(app.store), tasks, logger };
   registerMessageEvents(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
   registerCommands(bolt, { ...turnDeps, dedupe, accepting: () => accepting });

@@ -129,5 +129,7 @@ describe('skill scripts under approval, end to end', () => {
     expect(text).toContain('"kind":"approval"');
     expect(text).toContain('"kind":"run"');
     expect(text).toContain('scripts/count.sh');
+    expect(harness.app.metrics.scriptRuns.get({ status: 'ok' })).toBe(1);
+    expect(harness.app.metrics.approvals.get({ outcome: 'yes_once' })).toBe(1);
   });
 });

@@ -80,6 +80,7 @@ describe('Slack transport', () => {
     await delay(300);
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
     expect(anthropic.requests.filter((request) => request.rawBody.includes('duplicate me'))).toHaveLength(1);
+    expect(bot.app.metrics.dedupeHits.get({ platform: 'slack' })).toBeGreaterThanOrEqual(4);
   });
 
   it('does not acknowledge a delivery another process claimed and never queued, and processes the retry once that claim lapses', async () => {
