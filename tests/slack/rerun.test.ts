@@ -30,6 +30,9 @@ describe('a turn re-run after a crash', () => {
     // The first run posts its placeholder, then its instance dies before answering.
     port.sinkFor(message, 'turn-1');
     await slack.waitFor(() => slack.thread(CHANNEL, threadTs)[0], { what: 'the placeholder' });
+    for (let i = 0; i < 200 && (await store.get('chats', 'slack-placeholder:turn-1')) === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     // The re-run (another instance, same turn id) answers.
     await port.sinkFor(message, 'turn-1').reply('the answer');
     const posted = slack.thread(CHANNEL, threadTs);
