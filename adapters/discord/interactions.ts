@@ -2,16 +2,20 @@ import { type AutocompleteInteraction, type ChatInputCommandInteraction, type In
 import type { Engine } from '../../src/agent/engine.ts';
 import type { ApprovalRuntime } from '../../src/hitl/approvals.ts';
 import type { Logger } from '../../src/log.ts';
+import type { IncomingMessage } from '../../src/platform.ts';
 import type { SkillRegistry } from '../../src/skills/registry.ts';
+import type { Store } from '../../src/store/types.ts';
 import { answerApprovalClick, type DiscordApprovalPresenter } from './approvals.ts';
 import type { ChatActivity } from './chatActivity.ts';
+import type { CommandReplies } from './commandReplies.ts';
 import { skillChoices, skillList } from './commands.ts';
+import { claimInteraction } from './dedupe.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 import { NO_THREAD_TEXT, threadName } from './messages.ts';
-import { ChannelOutlet, InteractionOutlet, type Outlet } from './outlets.ts';
+import { InteractionOutlet } from './outlets.ts';
 import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
 import { splitMessage } from './split.ts';
-import type { TurnRunner } from './turns.ts';
+import type { DiscordTurns } from './turns.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -21,7 +25,11 @@ export interface InteractionDeps {
   activity: ChatActivity;
   api: DiscordApi;
   threads: ThreadDirectory;
-  turns: TurnRunner;
+  turns: DiscordTurns;
+  replies: CommandReplies;
+  /** Queues the turn durably (`app.dispatcher.submit`); resolves once it is in the store. */
+  submit: (message: IncomingMessage) => Promise<void>;
+  store: Store;
   log: Logger;
 }
 
@@ -51,7 +59,9 @@ async function refuseUnknownSkill(interaction: ChatInputCommandInteraction, id: 
 
 /**
  * `/ask` and `/skill`. Deferred first (the 3-second rule). In a text channel the reply quotes the request and a
- * public thread opens on it, where the turn runs; in a bot thread or a DM the reply itself carries the answer.
+ * public thread opens on it, where the turn answers; in a bot thread or a DM the reply itself is to carry the
+ * answer: it waits in `replies` for its turn, which may run here (and take it) or on another instance (which
+ * answers in the channel, and the reply says so).
  */
 async function startTurn(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
   const skillId = interaction.commandName === 'skill' ? interaction.options.getString('id', true).trim() : undefined;
@@ -62,7 +72,7 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
   const originalId = response.resource?.message?.id;
   const location = await whereOf(interaction, deps);
   const worldId = worldOf(location);
-  if (worldId === undefined) {
+  if (worldId === undefined || location.kind === 'unknown') {
     await interaction.editReply({ content: 'I cannot work in this kind of channel.' });
     return;
   }
@@ -70,8 +80,13 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
     await interaction.editReply({ content: `The skill \`${skillId}\` is not enabled in this channel.` });
     return;
   }
-  let place: Place;
-  let outlet: Outlet;
+  const turn = (place: Place): IncomingMessage => ({
+    worldId: place.worldId,
+    chatId: place.chatId,
+    userId: interaction.user.id,
+    text,
+    ...(skillId === undefined ? {} : { skill: { id: skillId, args } }),
+  });
   if (location.kind === 'channel') {
     await interaction.editReply({ content: skillId === undefined ? quote(args) : `\`/skill ${skillId}\`${args ? `\n${quote(args)}` : ''}` });
     if (originalId === undefined) throw new Error('Discord did not say which message answers the command');
@@ -83,21 +98,23 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
       await interaction.followUp({ content: NO_THREAD_TEXT, flags: MessageFlags.Ephemeral });
       return;
     }
-    place = threadPlace(location.guildId, location.channelId, threadId);
+    const place = threadPlace(location.guildId, location.channelId, threadId);
     await deps.threads.remember(place, interaction.user.id);
-    outlet = new ChannelOutlet(deps.api, threadId, deps.log);
-  } else if (location.kind === 'unknown') {
+    await deps.submit(turn(place));
     return;
-  } else {
-    place = location.place;
-    if (location.kind === 'otherThread') await deps.threads.remember(place, interaction.user.id);
-    const channel = new ChannelOutlet(deps.api, place.channelId, deps.log);
-    outlet = new InteractionOutlet(interaction, originalId, channel, deps.activity.watch(place.chatId), deps.api, deps.log);
   }
-  deps.turns.start(
-    { worldId: place.worldId, chatId: place.chatId, userId: interaction.user.id, text, ...(skillId === undefined ? {} : { skill: { id: skillId, args } }) },
-    outlet,
-  );
+  const place = location.place;
+  if (location.kind === 'otherThread') await deps.threads.remember(place, interaction.user.id);
+  const channel = deps.turns.channelOutlet(place.chatId, place.channelId);
+  const message = turn(place);
+  const outlet = new InteractionOutlet(interaction, originalId, channel, deps.activity.watch(place.chatId), deps.api, deps.log);
+  const forget = deps.replies.add(message, outlet);
+  try {
+    await deps.submit(message);
+  } catch (error) {
+    forget();
+    throw error;
+  }
 }
 
 async function autocomplete(interaction: AutocompleteInteraction, deps: InteractionDeps): Promise<void> {
@@ -110,8 +127,10 @@ async function autocomplete(interaction: AutocompleteInteraction, deps: Interact
   await interaction.respond(skillChoices(deps.engine.allowedSkills(worldId), String(focused.value)));
 }
 
-/** Every interaction: slash commands, autocomplete, approval buttons. */
+/** Every interaction: slash commands, autocomplete, approval buttons. Each is handled by one instance. */
 export async function onInteraction(interaction: Interaction, deps: InteractionDeps): Promise<void> {
+  // Every instance connected to the gateway receives it; one answers.
+  if (!(await claimInteraction(deps.store, interaction.id))) return;
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     return;

@@ -1,22 +1,21 @@
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/log.ts';
+import type { IncomingMessage } from '../../src/platform.ts';
 import type { Store } from '../../src/store/types.ts';
+import { claimMessage } from './dedupe.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
-import { ChannelOutlet } from './outlets.ts';
-import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory } from './places.ts';
-import type { TurnRunner } from './turns.ts';
-
-/** Gateway resumes replay events: a message id is handled once, remembered this long. */
-export const DEDUPE_TTL_MS = 60 * 60_000;
+import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';
 
 const HINT = 'Ask me something: write your question in words (mention me in a channel, or use `/ask`).';
 export const NO_THREAD_TEXT = 'I could not open a thread here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.';
+export const NOT_QUEUED_TEXT = 'I could not take this message just now (my storage did not answer). Please send it again in a moment.';
 
 export interface MessageDeps {
   botId: () => string | undefined;
   api: DiscordApi;
   threads: ThreadDirectory;
-  turns: TurnRunner;
+  /** Queues the turn durably (`app.dispatcher.submit`); resolves once it is in the store. */
+  submit: (message: IncomingMessage) => Promise<void>;
   store: Store;
   log: Logger;
 }
@@ -34,12 +33,10 @@ export function threadName(text: string, fallback: string): string {
   return name || fallback;
 }
 
-/** Claims an event id so that it is handled once, across replays and instances. */
-export function firstTime(store: Store, key: string): Promise<boolean> {
-  return store.claim('dedupe', `discord:${key}`, Date.now(), DEDUPE_TTL_MS);
-}
-
 async function openThread(message: Message, guildId: string, text: string, deps: MessageDeps): Promise<Place | undefined> {
+  // A thread opened on a message takes its id: a redelivery of a message whose turn could not be queued finds it.
+  const opened = await deps.threads.find(message.id);
+  if (opened) return opened;
   try {
     const threadId = await deps.api.startThread(message.channelId, message.id, threadName(text, `Question from ${message.author.username}`));
     const place = threadPlace(guildId, message.channelId, threadId);
@@ -52,10 +49,27 @@ async function openThread(message: Message, guildId: string, text: string, deps:
   }
 }
 
+/** Where a message addressed to the bot is answered: undefined when that is nowhere (it was told why). */
+async function placeOf(message: Message, location: Location, text: string, deps: MessageDeps): Promise<Place | undefined> {
+  switch (location.kind) {
+    case 'channel':
+      return openThread(message, location.guildId, text, deps);
+    case 'otherThread':
+      await deps.threads.remember(location.place, message.author.id);
+      return location.place;
+    case 'dm':
+    case 'botThread':
+      return location.place;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * A message from a person. A DM is always its channel's chat; a message in a bot thread continues that chat
  * without a mention; an @mention in a text channel opens a public thread on the message and works there; an
- * @mention in someone else's thread adopts that thread. Everything else is not for the bot.
+ * @mention in someone else's thread adopts that thread. Everything else is not for the bot. The message id is
+ * marked handled only once its turn is queued, so one that could not be queued is taken again if redelivered.
  */
 export async function onMessage(message: Message, deps: MessageDeps): Promise<void> {
   const botId = deps.botId();
@@ -65,24 +79,22 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const botRoles = message.mentions.roles.filter((role) => role.tags?.botId === botId).map((role) => role.id);
   const mentioned = message.mentions.users.has(botId) || botRoles.length > 0;
   const addressed = location.kind === 'dm' || location.kind === 'botThread' || (mentioned && location.kind !== 'unknown');
-  if (!addressed || !(await firstTime(deps.store, `message:${message.id}`))) return;
+  if (!addressed) return;
+  const claim = await claimMessage(deps.store, message.id);
+  if (!claim) return;
   const text = withoutMention(message.content, botId, botRoles);
-  if (text === '') {
-    await deps.api.post(message.channelId, { content: HINT });
-    return;
-  }
   let place: Place | undefined;
-  if (location.kind === 'channel') {
-    place = await openThread(message, location.guildId, text, deps);
-  } else if (location.kind === 'otherThread') {
-    place = location.place;
-    await deps.threads.remember(place, message.author.id);
-  } else if (location.kind === 'dm' || location.kind === 'botThread') {
-    place = location.place;
+  try {
+    if (text === '') {
+      await deps.api.post(message.channelId, { content: HINT });
+    } else {
+      place = await placeOf(message, location, text, deps);
+      if (place) await deps.submit({ worldId: place.worldId, chatId: place.chatId, userId: message.author.id, text });
+    }
+  } catch (error) {
+    await claim.abandon().catch((abandonError: unknown) => deps.log.warn({ err: abandonError, messageId: message.id }, 'releasing a message claim failed'));
+    if (place) await deps.api.post(place.channelId, { content: NOT_QUEUED_TEXT }).catch((postError: unknown) => deps.log.debug({ err: postError }, 'saying so failed too'));
+    throw error;
   }
-  if (!place) return;
-  deps.turns.start(
-    { worldId: place.worldId, chatId: place.chatId, userId: message.author.id, text },
-    new ChannelOutlet(deps.api, place.channelId, deps.log),
-  );
+  await claim.done();
 }

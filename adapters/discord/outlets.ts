@@ -11,6 +11,8 @@ export interface Outlet {
   status(text: string): Promise<void>;
   /** Delivers the answer (already split to Discord's size); the status line is replaced or removed. */
   answer(chunks: string[]): Promise<void>;
+  /** This instance stops before answering (another instance, or this one restarted, answers): tidy up. */
+  interrupted(): Promise<void>;
   /** The turn is over, answered or not. */
   close?(): void;
 }
@@ -23,6 +25,8 @@ export class ChannelOutlet implements Outlet {
     private readonly api: DiscordApi,
     readonly channelId: string,
     private readonly log: Logger,
+    /** Told of every message posted, so a waiting command reply knows it is no longer the chat's last message. */
+    private readonly posted: () => void = () => undefined,
   ) {}
 
   async status(text: string): Promise<void> {
@@ -35,7 +39,7 @@ export class ChannelOutlet implements Outlet {
         this.log.debug({ err: error }, 'editing the status message failed');
       }
     }
-    this.#statusId = await this.api.post(this.channelId, { content: text });
+    this.#statusId = await this.post(text);
   }
 
   async answer(chunks: string[]): Promise<void> {
@@ -46,8 +50,17 @@ export class ChannelOutlet implements Outlet {
     for (const chunk of chunks) await this.post(chunk);
   }
 
-  async post(content: string): Promise<void> {
-    await this.api.post(this.channelId, { content });
+  /** A status line left behind would say "working" forever: the turn's re-run shows its own. */
+  async interrupted(): Promise<void> {
+    const statusId = this.#statusId;
+    this.#statusId = undefined;
+    if (statusId !== undefined) await this.api.remove(this.channelId, statusId);
+  }
+
+  async post(content: string): Promise<string> {
+    const id = await this.api.post(this.channelId, { content });
+    this.posted();
+    return id;
   }
 }
 
@@ -57,9 +70,16 @@ const TOKEN_MARGIN_MS = 60_000;
 /** Unknown Webhook, Invalid Webhook Token: the token is gone for good. */
 const DEAD_TOKEN_CODES = new Set([10015, 50027]);
 
+/** What a command reply says when its answer comes as ordinary messages instead (another instance ran the turn). */
+export const ANSWER_BELOW_TEXT = '↪️ The answer comes as a separate message below.';
+/** What it says when this instance stops before the turn is answered: the queued message is answered later. */
+export const STOPPED_TEXT = '⏸️ I stopped before answering. Your request is kept: the answer will come as a separate message below.';
+
 /**
  * A slash command used in a chat that exists (a bot thread, a DM): the deferred reply is the status line and the
  * answer arrives through the interaction webhook while its token lives, then as ordinary channel messages.
+ * `activity` is watched from the command on: anything the bot posts in the chat meanwhile (an approval question,
+ * an earlier turn's answer) puts the answer below it rather than into the reply above.
  */
 export class InteractionOutlet implements Outlet {
   #tokenDead = false;
@@ -77,8 +97,13 @@ export class InteractionOutlet implements Outlet {
     this.channelId = channel.channelId;
   }
 
+  /** When the token stops being trusted: the command's time plus 14 minutes. */
+  get tokenDeadline(): number {
+    return this.interaction.createdTimestamp + INTERACTION_TOKEN_MS - TOKEN_MARGIN_MS;
+  }
+
   get #tokenUsable(): boolean {
-    return !this.#tokenDead && Date.now() < this.interaction.createdTimestamp + INTERACTION_TOKEN_MS - TOKEN_MARGIN_MS;
+    return !this.#tokenDead && Date.now() < this.tokenDeadline;
   }
 
   /** Runs a webhook call while the token is usable; false when it is not (the caller then uses the channel). */
@@ -115,6 +140,15 @@ export class InteractionOutlet implements Outlet {
     for (const chunk of rest) {
       if (!(await this.#viaWebhook(() => this.interaction.followUp({ content: chunk })))) await this.channel.post(chunk);
     }
+  }
+
+  /** Replaces the reply's "thinking…" or status with a note (its answer will not come through it). */
+  async note(text: string): Promise<void> {
+    await this.#setOriginal(text);
+  }
+
+  async interrupted(): Promise<void> {
+    await this.note(STOPPED_TEXT);
   }
 
   close(): void {

@@ -3,18 +3,22 @@ import { type Client, Events, type Interaction, MessageFlags } from 'discord.js'
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import type { Logger } from '../../src/log.ts';
+import type { IncomingMessage } from '../../src/platform.ts';
 import { DiscordApprovalPresenter } from './approvals.ts';
 import { ChatActivity } from './chatActivity.ts';
 import { createDiscordClient } from './client.ts';
+import { CommandReplies } from './commandReplies.ts';
 import { SLASH_COMMANDS } from './commands.ts';
 import { DiscordApi } from './discordApi.ts';
+import { EventWork } from './eventWork.ts';
 import { onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
 import { ThreadDirectory } from './places.ts';
-import { TurnRunner } from './turns.ts';
+import { TurnHints } from './turnHints.ts';
+import { DiscordTurns } from './turns.ts';
 
 export interface DiscordOptions {
-  /** On stop, how long running turns may take to deliver their answers (default 10 s). */
+  /** On stop, how long events being handled (a message being queued, a click) may take (default 10 s). */
   shutdownGraceMs?: number;
   /** How long to wait for the gateway's READY and the guilds (default 60 s). */
   readyTimeoutMs?: number;
@@ -79,27 +83,37 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   const api = new DiscordApi(client.rest);
   const threads = new ThreadDirectory(app.store);
   const activity = new ChatActivity();
-  const turns = new TurnRunner(app.engine, api, log);
+  const replies = new CommandReplies(log);
+  const hints = new TurnHints(app.store, log);
+  const turns = new DiscordTurns(api, replies, hints, activity, log);
   const presenter = new DiscordApprovalPresenter(api, activity, log);
-  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, log };
-  const messageDeps = { botId: () => client.user?.id, api, threads, turns, store: app.store, log };
+  const work = new EventWork();
+  const submit = (message: IncomingMessage) => app.dispatcher.submit(message);
+  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, log };
+  const messageDeps = { botId: () => client.user?.id, api, threads, submit, store: app.store, log };
 
   logConnection(client, log);
   client.on(Events.MessageCreate, (message) => {
-    onMessage(message, messageDeps).catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'handling a message failed'));
+    work.run(onMessage(message, messageDeps).catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'handling a message failed')));
   });
   client.on(Events.InteractionCreate, (interaction) => {
-    onInteraction(interaction, interactionDeps).catch(async (error: unknown) => {
-      log.error({ err: error, interactionId: interaction.id }, 'handling an interaction failed');
-      await reportFailure(interaction, log);
-    });
+    work.run(
+      onInteraction(interaction, interactionDeps).catch(async (error: unknown) => {
+        log.error({ err: error, interactionId: interaction.id }, 'handling an interaction failed');
+        await reportFailure(interaction, log);
+      }),
+    );
   });
 
   // REST works before the gateway: adding the presenter updates questions a previous process left open.
   client.rest.setToken(token);
   const removePresenter = app.approvals.addPresenter('discord', presenter);
+  let removePort = () => {};
   let commandsRegistered = false;
   try {
+    await hints.listen((chatId, key) => replies.ranElsewhere(chatId, key));
+    // Turns queued before a restart may be answered as soon as the dispatcher runs: the port is there first.
+    removePort = app.dispatcher.addPort('discord', turns);
     await client.login(token);
     await waitReady(client, options.readyTimeoutMs ?? 60_000);
     const applicationId = client.application?.id ?? client.user?.id;
@@ -108,6 +122,8 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
     commandsRegistered = true;
     log.info({ user: client.user?.tag, commands: guildId ? `guild ${guildId}` : 'global' }, 'discord ready');
   } catch (error) {
+    removePort();
+    await hints.close();
     removePresenter();
     await client.destroy();
     throw explain(error);
@@ -122,8 +138,14 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
       // No new work, and no "reconnecting" noise while the connection closes on purpose.
       client.removeAllListeners();
       client.on(Events.Error, (error) => log.debug({ err: error }, 'discord client error while stopping'));
-      await turns.drain(options.shutdownGraceMs ?? 10_000);
-      await presenter.lapseOpen();
+      await work.drain(options.shutdownGraceMs ?? 10_000);
+      // `skillbot start` stopped the dispatcher first: turns not answered by now are answered later or elsewhere.
+      removePort();
+      await hints.close();
+      await Promise.all([turns.interruptAll(), replies.interruptAll()]);
+      // Alone, the app is about to expire the open questions, when REST is gone: say so in them now. On a shared
+      // store they stay open for the instance that re-runs their turns and resumes them.
+      if (app.store.kind !== 'redis') await presenter.lapseOpen();
       removePresenter();
       await client.destroy();
     },

@@ -1,51 +1,77 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import type { Engine } from '../../src/agent/engine.ts';
+// How the core's durable queue answers a Discord chat, from its id alone, on whichever instance runs the turn.
 import type { Logger } from '../../src/log.ts';
-import type { IncomingMessage } from '../../src/platform.ts';
+import type { IncomingMessage, PlatformPort, TurnSink } from '../../src/platform.ts';
+import type { ChatActivity } from './chatActivity.ts';
+import { type CommandReplies, turnKey } from './commandReplies.ts';
 import type { DiscordApi } from './discordApi.ts';
-import type { Outlet } from './outlets.ts';
+import { ChannelOutlet, type Outlet } from './outlets.ts';
+import { channelOfChat } from './places.ts';
+import type { TurnHints } from './turnHints.ts';
 import { createTurnSink, type DiscordTurnSink } from './turnSink.ts';
 
-/** Hands messages to the engine without holding up the gateway, and knows which turns are still running. */
-export class TurnRunner {
-  readonly #running = new Set<Promise<void>>();
-  readonly #sinks = new Set<DiscordTurnSink>();
+interface LiveTurn {
+  sink: DiscordTurnSink;
+  outlet: Outlet;
+}
+
+/**
+ * The Discord platform port. A turn answers through the command reply this instance keeps for it (a `/ask` or
+ * `/skill` in a bot thread or DM, received here), else with ordinary messages in the chat's channel: its thread
+ * or DM channel, which the chat id names.
+ */
+export class DiscordTurns implements PlatformPort {
+  readonly #live = new Set<LiveTurn>();
 
   constructor(
-    private readonly engine: Engine,
     private readonly api: DiscordApi,
+    private readonly replies: CommandReplies,
+    private readonly hints: TurnHints,
+    private readonly activity: ChatActivity,
     private readonly log: Logger,
   ) {}
 
-  start(message: IncomingMessage, outlet: Outlet): void {
-    const sink = createTurnSink(outlet, this.api, this.log);
-    this.#sinks.add(sink);
-    const log = this.log.child({ chatId: message.chatId });
-    const run = this.engine
-      .handleMessage(message, sink)
-      .then(
-        (outcome) => log.debug({ turnId: outcome.turnId, status: outcome.status }, 'turn delivered'),
-        (error: unknown) => log.error({ err: error }, 'the turn failed or its answer could not be delivered'),
-      )
-      .finally(() => {
-        sink.close();
-        outlet.close?.();
-        this.#sinks.delete(sink);
-        this.#running.delete(run);
-      });
-    this.#running.add(run);
+  /** Ordinary messages in a chat's channel; each post tells a command reply waiting in that chat. */
+  channelOutlet(chatId: string, channelId: string): ChannelOutlet {
+    return new ChannelOutlet(this.api, channelId, this.log, () => this.activity.posted(chatId));
   }
 
-  /** Waits up to `graceMs` for running turns (one waiting on an approval may take longer), then stops typing. */
-  async drain(graceMs: number): Promise<void> {
-    if (this.#running.size > 0) {
-      const timeout = new AbortController();
-      await Promise.race([
-        Promise.allSettled([...this.#running]),
-        delay(graceMs, undefined, { signal: timeout.signal }).catch(() => undefined),
-      ]);
-      timeout.abort();
-    }
-    for (const sink of this.#sinks) sink.close();
+  sinkFor(message: IncomingMessage): TurnSink {
+    const channelId = channelOfChat(message.chatId);
+    const log = this.log.child({ chatId: message.chatId });
+    const reply = this.replies.take(message);
+    if (!reply) this.hints.announce(message.chatId, turnKey(message));
+    const outlet: Outlet = reply ?? this.channelOutlet(message.chatId, channelId);
+    const sink = createTurnSink(outlet, this.api, log);
+    const live: LiveTurn = { sink, outlet };
+    this.#live.add(live);
+    return {
+      progress: (text) => sink.progress(text),
+      retrying: (reason) => sink.retrying?.(reason),
+      reply: async (markdown) => {
+        // Answering from here on: a stop must not overwrite what this posts.
+        this.#live.delete(live);
+        try {
+          await sink.reply(markdown);
+        } finally {
+          outlet.close?.();
+        }
+      },
+    };
+  }
+
+  /**
+   * This instance stops with turns unanswered (handed over to another instance, or to this one after a restart):
+   * typing stops, their status lines go, and command replies say the answer comes later.
+   */
+  async interruptAll(): Promise<void> {
+    const live = [...this.#live];
+    this.#live.clear();
+    await Promise.all(
+      live.map(async ({ sink, outlet }) => {
+        sink.close();
+        await outlet.interrupted().catch((error: unknown) => this.log.debug({ err: error }, 'tidying an unanswered turn failed'));
+        outlet.close?.();
+      }),
+    );
   }
 }

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_ALLOWED_TEXT } from '../../src/hitl/approvals.ts';
 import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
-import { approvalIn, buttonIds, type DiscordBot, makeSkillsDir, REPORT_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+import { approvalIn, botMessages, buttonIds, type DiscordBot, makeSkillsDir, REPORT_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;
@@ -129,23 +129,28 @@ describe('Discord approvals', () => {
     expect(discord.messagesIn(thread.id).filter((message) => message.history[0]?.includes('Approval needed')).length).toBe(asked);
   });
 
-  it('on stop, an open question says it lapsed; after a restart its buttons change nothing', async () => {
+  it('on stop, an open question says it lapsed; after a restart the turn asks again and the old buttons change nothing', async () => {
     const fake = await startFakeDiscord();
     cleanups.push(() => fake.close());
     const carol = fake.addUser('carol');
     const storeUrl = `sqlite://${join(skills.dir, 'stop.sqlite')}`;
     const first = await startDiscordBot({ discord: fake, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
-    const { question, approvalId } = await askForReport(fake, carol);
+    const { thread, question, approvalId } = await askForReport(fake, carol);
     await first.stop();
     expect(hasButtons(question)).toBe(false);
     expect(question.content).toContain('lapsed');
 
+    // The message was never answered: it stayed queued, and the restarted bot runs its turn again.
     const second = await startDiscordBot({ discord: fake, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
     cleanups.push(() => second.stop());
-    const requests = anthropic.requests.length;
+    const asked = await fake.waitFor(() => botMessages(fake, thread.id).find((message) => message.id !== question.id && hasButtons(message)), 'the question asked again');
     const late = fake.click(carol, question, `hitl:${approvalId}:yes_once`);
     const note = await noteFor(fake, late, /^Already answered/);
     expect(note.content).toContain('lapsed');
-    expect(anthropic.requests.length).toBe(requests);
+    expect(hasButtons(asked)).toBe(true);
+    const newId = /^hitl:([^:]+):/.exec(buttonIds(asked)[0] ?? '')?.[1] ?? '';
+    fake.click(carol, asked, `hitl:${newId}:no`);
+    await waitForBotMessage(fake, thread.id, 'the script did not run');
+    expect(botMessages(fake, thread.id).filter((message) => message.content.startsWith('the script'))).toHaveLength(1);
   });
 });

@@ -36,10 +36,13 @@ export async function makeSkillsDir(): Promise<{ dir: string; skillsRoot: string
   return { dir, skillsRoot, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** How long stop() lets running turns finish before handing their chats over (`skillbot start` allows more). */
+const STOP_DEADLINE_MS = 1000;
+
 export interface DiscordBot {
   app: App;
   running: RunningPlatform;
-  /** Stops the platform, then the app, in the order `skillbot start` does. */
+  /** Stops the dispatcher, the platform, then the app, in the order `skillbot start` does. */
   stop(): Promise<void>;
 }
 
@@ -50,6 +53,8 @@ export async function startDiscordBot(options: {
   storeUrl?: string;
   /** Register commands to the fake's guild (DISCORD_GUILD_ID); default true. */
   guildCommands?: boolean;
+  /** Start the durable queue's sweeper after the platform, as `skillbot start` does; default true. */
+  sweeper?: boolean;
   env?: Record<string, string>;
 }): Promise<DiscordBot> {
   const config = loadConfig({
@@ -64,7 +69,7 @@ export async function startDiscordBot(options: {
     ...options.env,
   });
   const logger = silentLogger();
-  const app = await createApp(config, logger, { watchSkills: false, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 } });
+  const app = await createApp(config, logger, { watchSkills: false, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 }, queue: { sweepMs: 200 } });
   let running: RunningPlatform;
   try {
     running = await createDiscordLauncher({ shutdownGraceMs: 1000 }).start(app, new HttpServer(logger, async () => ({ ok: true, detail: {} })));
@@ -72,10 +77,12 @@ export async function startDiscordBot(options: {
     await app.close();
     throw error;
   }
+  if (options.sweeper !== false) app.dispatcher.start();
   return {
     app,
     running,
     async stop() {
+      await app.dispatcher.stop(STOP_DEADLINE_MS);
       await running.stop();
       await app.close();
     },
