@@ -46,7 +46,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     return app.engine.handleMessage(message, interactive ? streamingSink(write) : pipeSink(write));
   };
 
-  const rl = createInterface({ input: options.input, terminal: interactive, crlfDelay: Infinity });
+  const rl = createInterface({ input: options.input, output: interactive ? options.output : undefined, terminal: interactive, crlfDelay: Infinity });
   try {
     if (!interactive) {
       for await (const line of rl) {
@@ -71,14 +71,16 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       } else if (text === '/usage') {
         write(`${formatUsage(await app.engine.usage(chatId))}\n`);
       } else if (text !== '') {
-        // Not awaited: a message typed during a turn is queued by the engine and answered after it.
+        // Not awaited: a message typed during a turn is queued by the engine and answered after it. The prompt
+        // comes back once no turn is running, so answers are not printed after a dangling "you>".
         const pending = turn(text).finally(() => {
           running.delete(pending);
-          rl.prompt();
+          if (running.size === 0) rl.prompt();
         });
         running.add(pending);
+        continue;
       }
-      rl.prompt();
+      if (running.size === 0) rl.prompt();
     }
     await Promise.allSettled(running);
     return 0;
