@@ -1,8 +1,7 @@
+import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/log.ts';
 import type { IncomingMessage } from '../../src/platform.ts';
-import type { Store } from '../../src/store/types.ts';
-import { claimMessage } from './dedupe.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';
 
@@ -16,7 +15,8 @@ export interface MessageDeps {
   threads: ThreadDirectory;
   /** Queues the turn durably (`app.dispatcher.submit`); resolves once it is in the store. */
   submit: (message: IncomingMessage) => Promise<void>;
-  store: Store;
+  /** Message ids claimed in the store, so gateway replays and other instances act on a message once. */
+  dedupe: DeliveryDedupe;
   log: Logger;
 }
 
@@ -80,7 +80,7 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const mentioned = message.mentions.users.has(botId) || botRoles.length > 0;
   const addressed = location.kind === 'dm' || location.kind === 'botThread' || (mentioned && location.kind !== 'unknown');
   if (!addressed) return;
-  const claim = await claimMessage(deps.store, message.id);
+  const claim = await deps.dedupe.take([`discord:message:${message.id}`]);
   if (!claim) return;
   const text = withoutMention(message.content, botId, botRoles);
   let place: Place | undefined;

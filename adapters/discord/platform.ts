@@ -1,3 +1,4 @@
+import { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, Events, type Interaction, MessageFlags } from 'discord.js';
 import type { App } from '../../src/app.ts';
@@ -90,7 +91,9 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   const work = new EventWork();
   const submit = (message: IncomingMessage) => app.dispatcher.submit(message);
   const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, log };
-  const messageDeps = { botId: () => client.user?.id, api, threads, submit, store: app.store, log };
+  // Gateway resumes replay events within minutes: an hour of memory is plenty.
+  const dedupe = new DeliveryDedupe(app.store, { ttlMs: 60 * 60_000, onDuplicate: () => app.metrics.dedupeHits.inc({ platform: 'discord' }) });
+  const messageDeps = { botId: () => client.user?.id, api, threads, submit, dedupe, log };
 
   logConnection(client, log);
   client.on(Events.MessageCreate, (message) => {

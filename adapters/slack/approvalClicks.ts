@@ -5,7 +5,7 @@ import type { App } from '../../src/app.ts';
 import type { ApprovalRecord } from '../../src/hitl/types.ts';
 import type { Logger } from '../../src/log.ts';
 import { optionOfAction, outcomeText } from './approvalBlocks.ts';
-import type { DeliveryDedupe } from './dedupe.ts';
+import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { parseMessageRef, slackWorldId } from './ids.ts';
 import { approvalClickSchema } from './payloads.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';

@@ -2,7 +2,7 @@
 import type { App as BoltApp, RespondFn } from '@slack/bolt';
 import { closestIds } from '../../src/skills/closest.ts';
 import { person } from './approvalBlocks.ts';
-import type { DeliveryDedupe } from './dedupe.ts';
+import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { slackWorldId } from './ids.ts';
 import { slashCommandSchema, unescapeSlack, type SlashCommand } from './payloads.ts';
 import { slackErrorCode } from './slackApi.ts';

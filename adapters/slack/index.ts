@@ -8,7 +8,7 @@ import { registerApprovalClicks } from './approvalClicks.ts';
 import { SlackApprovalPresenter } from './approvalPresenter.ts';
 import { boltLogger } from './boltLogger.ts';
 import { registerCommands } from './commands.ts';
-import { DeliveryDedupe } from './dedupe.ts';
+import { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { registerMessageEvents, RetryLater } from './messageEvents.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
 import { BackgroundTasks } from './tasks.ts';

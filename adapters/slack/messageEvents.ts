@@ -1,6 +1,6 @@
 // Messages and @mentions: which ones start or continue a chat, each handled exactly once.
 import type { App as BoltApp } from '@slack/bolt';
-import type { DeliveryDedupe } from './dedupe.ts';
+import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { slackChatId, slackWorldId } from './ids.ts';
 import { eventEnvelopeSchema, messageEventSchema, unescapeSlack, type MessageEvent } from './payloads.ts';
 import { slackErrorCode } from './slackApi.ts';

@@ -1,7 +1,7 @@
 // Delivery claims on a real store: a redelivery is dropped while the first is handled or once it was, and
 // processed when the first was never processed (its process died, or it gave up).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEDUPE_LEASE_MS, DeliveryDedupe } from '../../adapters/slack/dedupe.ts';
+import { DEDUPE_LEASE_MS, DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

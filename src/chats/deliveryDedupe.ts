@@ -1,9 +1,10 @@
-// Exactly one reply per Slack message, whatever Slack redelivers: retries, Socket Mode replays, and the
-// message + app_mention pair one @mention produces. Claims live in the store, so they hold across instances.
+// Each platform delivery acted on once, whatever the platform redelivers: Slack's retries and Socket Mode
+// replays, the message + app_mention pair one Slack @mention produces, Discord gateway replays. Claims live in
+// the store, so they hold across instances; adapters choose the keys.
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../src/store/types.ts';
+import type { Store } from '../store/types.ts';
 
-/** Slack retries for minutes and Socket Mode replays soon after a reconnect; an hour is asked for, two kept. */
+/** Slack retries for minutes and replays soon after a reconnect; an hour is asked for, two kept. */
 export const DEDUPE_TTL_MS = 2 * 60 * 60 * 1000;
 /**
  * A delivery is "working" from its claim until the turn is queued, normally milliseconds. A working claim
@@ -73,7 +74,7 @@ export class DeliveryDedupe {
   /**
    * Like take(), but tells a finished duplicate (`duplicate`: drop it) from a delivery another process is
    * still handing over (`busy`, after waiting up to `waitMs` for it to finish): a busy one must not be
-   * acknowledged, so Slack delivers it again and, should that process have died, the retry is processed.
+   * acknowledged, so the platform delivers it again and, should that process have died, the retry is processed.
    */
   async takeOrWait(keys: string[], waitMs = 2_000): Promise<Delivery | 'duplicate' | 'busy'> {
     const deadline = this.#now() + waitMs;
