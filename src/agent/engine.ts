@@ -73,12 +73,6 @@ export class Engine {
     return (await this.deps.store.get<UsageTotals>('usage', chatId)) ?? emptyUsage();
   }
 
-  /** The system prompt a world's turns use (byte-stable while its skills do not change). */
-  systemPromptFor(worldId: string): string {
-    const snapshot = this.deps.registry.current();
-    return buildSystemPrompt(this.catalogs.forWorld(snapshot, worldSettings(this.deps.config, worldId)));
-  }
-
   /** A turn whose own failures (store down, platform refusing a post) end in one message to the user, not a throw. */
   private async guardedTurn(message: IncomingMessage, sink: TurnSink, turnId = randomUUID().slice(0, 8)): Promise<TurnOutcome> {
     const started = performance.now();

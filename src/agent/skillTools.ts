@@ -1,27 +1,19 @@
 import { worldAllowsSkill } from '../config.ts';
 import { activateSkill } from '../lifecycle/skillActivation.ts';
 import { renderScriptResult, renderSkillFailure } from '../skills/envelope.ts';
+import { missingSkill } from '../skills/loadSkill.ts';
 import type { Skill } from '../skills/types.ts';
 import type { ToolOutcome } from './loop.ts';
 import { runSkillCode } from './skillRuns.ts';
 import { loadSkillInput, runSkillScriptInput } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 
-/** The skill a world may see, or the not-found envelope naming the closest ids it may see. */
+/** The skill a world may see, or the envelope saying it is missing (naming only ids the world may see). */
 function findSkill(turn: TurnContext, skillId: string): Skill | ToolOutcome {
+  const allowed = (id: string) => worldAllowsSkill(turn.settings, id);
   const skill = turn.snapshot.get(skillId);
-  if (skill && worldAllowsSkill(turn.settings, skill.id)) return skill;
-  const closest = turn.snapshot
-    .closest(skillId, 10)
-    .filter((id) => worldAllowsSkill(turn.settings, id))
-    .slice(0, 3);
-  const hint = closest.length > 0 ? ` Closest ids: ${closest.join(', ')}.` : '';
-  return {
-    content: renderSkillFailure(skillId, 'not_found', 'skill_not_found', `No skill "${skillId}" is available here.${hint}`, {
-      closest: closest.join(','),
-    }),
-    isError: true,
-  };
+  if (skill && allowed(skill.id)) return skill;
+  return { content: missingSkill(turn.snapshot, skillId, allowed), isError: true };
 }
 
 /**
