@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import { APIError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 
 /** The model stayed unreachable (or overloaded) through every retry. */
@@ -40,20 +40,18 @@ export interface StreamCallbacks {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function retryable(error: unknown): boolean {
-  if (error instanceof APIError && error.status !== undefined) {
-    return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
-  }
-  // Connection failures, timeouts and streams cut midway (the SDK does not retry those).
-  return error instanceof APIConnectionError || error instanceof Error;
+/** An HTTP answer worth retrying; anything else thrown (connection lost, timeout, stream cut midway) is too. */
+function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/** The wait the API asked for, if any (`retry-after-ms` first, then `retry-after` in seconds). */
 function headerDelayMs(error: unknown): number | undefined {
   if (!(error instanceof APIError) || !error.headers) return undefined;
-  const ms = Number(error.headers.get('retry-after-ms'));
-  if (Number.isFinite(ms) && ms >= 0 && error.headers.get('retry-after-ms') !== null) return ms;
-  const seconds = Number(error.headers.get('retry-after'));
-  if (error.headers.get('retry-after') !== null && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const ms = error.headers.get('retry-after-ms');
+  if (ms !== null && Number(ms) >= 0) return Number(ms);
+  const seconds = error.headers.get('retry-after');
+  if (seconds !== null && Number(seconds) >= 0) return Number(seconds) * 1000;
   return undefined;
 }
 
@@ -86,8 +84,8 @@ export async function streamMessage(
       return await stream.finalMessage();
     } catch (error) {
       lastError = error;
-      if (error instanceof APIError && error.status !== undefined && !retryable(error)) throw requestError(error);
-      if (!retryable(error) || attempt === policy.maxAttempts) break;
+      if (error instanceof APIError && error.status !== undefined && !retryableStatus(error.status)) throw requestError(error);
+      if (attempt === policy.maxAttempts) break;
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
       const delay = Math.min(policy.maxDelayMs, headerDelayMs(error) ?? backoff * (0.5 + Math.random() / 2));
       callbacks.onRetry?.(attempt, describe(error), delay);
