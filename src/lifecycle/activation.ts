@@ -4,15 +4,15 @@
 // by the runtime and handed over as a runtime-made load_skill exchange, so the model spends no round trip.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { loadSkillForTurn } from '../agent/skillTools.ts';
-import type { TurnContext } from '../agent/turnContext.ts';
+import type { ToolDeps, TurnContext } from '../agent/turnContext.ts';
 import { type AgentSettings, worldAllowsSkill } from '../config.ts';
 import type { IncomingMessage } from '../platform.ts';
 import { matchTriggers, type TriggerMatch } from '../skills/triggers.ts';
 import { activeSkills } from './chatSkills.ts';
 import { skillsLoadedInHistory } from './loadedInHistory.ts';
-import { activateSkill, type ActivationDeps, type SkillActivation } from './skillActivation.ts';
+import { activateSkill, type SkillActivation } from './skillActivation.ts';
 
-export interface TurnActivationDeps extends ActivationDeps {
+export interface TurnActivationDeps extends ToolDeps {
   config: { agent: Pick<AgentSettings, 'maxTriggeredSkills'> };
 }
 

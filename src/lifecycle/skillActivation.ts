@@ -22,8 +22,6 @@ import { describeHookFailures, fireHooks, type HookDetails } from './hooks.ts';
 import { runPreflight } from './preflight.ts';
 import { substitutePreflightVariables } from './substitution.ts';
 
-export type ActivationDeps = ToolDeps;
-
 export interface SkillActivation {
   skillId: string;
   via: ActivationVia;
@@ -64,7 +62,7 @@ function notApproved(decision: AuthorizeResult): string {
 }
 
 /** Never throws for a step's, script's or hook's failure: they are part of the result. */
-export async function activateSkill(deps: ActivationDeps, turn: TurnContext, request: ActivationRequest): Promise<SkillActivation> {
+export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: ActivationRequest): Promise<SkillActivation> {
   const { skill, via } = request;
   const items = activationItems(skill);
   // A skill without bundled code has nothing to approve: no question is asked.
