@@ -17,6 +17,8 @@ export const WORLD = 'terminal:local';
 /** A skill folder: SKILL.md from `frontmatter` (YAML lines after name) and `body`, plus files. */
 export interface SkillSpec {
   name: string;
+  /** Default: "Test skill NAME." */
+  description?: string;
   frontmatter?: string;
   body: string;
   /** Relative path → content; files under scripts/ and hooks/ are made executable. */
@@ -26,7 +28,7 @@ export interface SkillSpec {
 export async function writeSkill(root: string, spec: SkillSpec): Promise<string> {
   const dir = join(root, spec.name);
   await mkdir(dir, { recursive: true });
-  const frontmatter = `name: ${spec.name}\ndescription: Test skill ${spec.name}.\n${spec.frontmatter ?? ''}`;
+  const frontmatter = `name: ${spec.name}\ndescription: ${spec.description ?? `Test skill ${spec.name}.`}\n${spec.frontmatter ?? ''}`;
   await writeFile(join(dir, 'SKILL.md'), `---\n${frontmatter.trimEnd()}\n---\n${spec.body}\n`);
   for (const [path, text] of Object.entries(spec.files ?? {})) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
@@ -42,7 +44,7 @@ export interface EngineHarness {
   dir: string;
   /** Approval questions put to people, in order. */
   asked: ApprovalRecord[];
-  say(text: string, options?: { chat?: string; skill?: { id: string; args: string } }): Promise<{ reply: string; status: string }>;
+  say(text: string, options?: { chat?: string; user?: string; skill?: { id: string; args: string } }): Promise<{ reply: string; status: string }>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,8 @@ export interface HarnessOptions {
   dir?: string;
   fake?: FakeAnthropic;
   tweak?: (config: Config) => void;
+  /** Model call attempts per request (retries included); default 2. */
+  maxAttempts?: number;
 }
 
 export async function startEngine(options: HarnessOptions): Promise<EngineHarness> {
@@ -70,7 +74,7 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
     APPROVAL_TIMEOUT_MS: '5000',
   });
   options.tweak?.(config);
-  const app = await createApp(config, silentLogger(), { watchSkills: false, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
+  const app = await createApp(config, silentLogger(), { watchSkills: false, retry: { maxAttempts: options.maxAttempts ?? 2, baseDelayMs: 5, maxDelayMs: 10 } });
   const asked: ApprovalRecord[] = [];
   const answer = options.answer;
   if (answer) {
@@ -94,7 +98,7 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
       const message: IncomingMessage = {
         worldId: WORLD,
         chatId: `${WORLD}/${sayOptions.chat ?? 'c1'}`,
-        userId: 'U1',
+        userId: sayOptions.user ?? 'U1',
         text,
         ...(sayOptions.skill ? { skill: sayOptions.skill } : {}),
       };
