@@ -1,4 +1,5 @@
 import type { ExecResult } from '../exec/types.ts';
+import { runAuditEntry } from '../hitl/audit.ts';
 import { authorize, type AuthorizeResult, notRunSentence } from '../hitl/gate.ts';
 import type { ApprovalItem } from '../hitl/types.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
@@ -100,22 +101,7 @@ export async function runApprovedScripts(
       env: turn.settings.env[skill.id] ?? {},
       timeoutMs: deps.scriptTimeoutMs,
     });
-    await deps.audit.record({
-      at: Date.now(),
-      kind: 'run',
-      worldId: turn.worldId,
-      chatId: turn.chatId,
-      skillId: skill.id,
-      skillHash: skill.hash,
-      items: [{ kind: 'script', path: call.script, args: call.args }],
-      requestedBy: turn.requesterId,
-      decidedBy: decision.decidedBy,
-      outcome: result.status,
-      approvalId: decision.approvalId,
-      exitCode: result.exitCode ?? undefined,
-      durationMs: result.durationMs,
-      turnId: turn.turnId,
-    });
+    await deps.audit.record(runAuditEntry(scope, { kind: 'script', path: call.script, args: call.args }, result));
     deps.logger.info(
       { chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, script: call.script, status: result.status, ms: result.durationMs },
       'skill script ran',

@@ -22,6 +22,41 @@ export interface AuditEntry {
   turnId?: string;
 }
 
+/** Who ran skill code, for whom, under which approval (a hook scope has exactly these fields). */
+export interface RunContext {
+  worldId: string;
+  chatId: string;
+  turnId: string;
+  requesterId: string;
+  skill: { id: string; hash: string };
+  approvalId?: string;
+  decidedBy?: string;
+}
+
+/** The audit entry of one run of skill code (a script, a preflight command, a hook). */
+export function runAuditEntry(
+  context: RunContext,
+  item: ApprovalItem,
+  result: { status: string; exitCode: number | null; durationMs: number },
+): AuditEntry {
+  return {
+    at: Date.now(),
+    kind: 'run',
+    worldId: context.worldId,
+    chatId: context.chatId,
+    skillId: context.skill.id,
+    skillHash: context.skill.hash,
+    items: [item],
+    requestedBy: context.requesterId,
+    outcome: result.status,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    turnId: context.turnId,
+    ...(context.approvalId === undefined ? {} : { approvalId: context.approvalId }),
+    ...(context.decidedBy === undefined ? {} : { decidedBy: context.decidedBy }),
+  };
+}
+
 export interface AuditFilter {
   worldId?: string;
   chatId?: string;

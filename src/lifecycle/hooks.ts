@@ -4,7 +4,7 @@
 // and reads a JSON description of the event on stdin. Hooks observe: a failing hook is logged, audited and
 // reported, and never stops the other hooks, the script or the turn.
 import type { ExecStatus, Executor } from '../exec/types.ts';
-import type { AuditLog } from '../hitl/audit.ts';
+import { type AuditLog, runAuditEntry } from '../hitl/audit.ts';
 import type { Logger } from '../log.ts';
 import type { HookEvent, HookSpec, Skill } from '../skills/types.ts';
 
@@ -80,22 +80,7 @@ async function runOne(deps: HookDeps, scope: HookScope, event: HookEvent, spec: 
   if (result.status === 'ok') deps.logger.debug(fields, 'skill hook ran');
   else deps.logger.warn({ ...fields, status: result.status, reason: result.reason, stderr: result.stderr.slice(-500) }, 'skill hook failed');
   try {
-    await deps.audit.record({
-      at: Date.now(),
-      kind: 'run',
-      worldId: scope.worldId,
-      chatId: scope.chatId,
-      skillId: scope.skill.id,
-      skillHash: scope.skill.hash,
-      items: [{ kind: 'hook', path: spec.script, args: [event] }],
-      requestedBy: scope.requesterId,
-      outcome: result.status,
-      exitCode: result.exitCode,
-      durationMs: result.durationMs,
-      turnId: scope.turnId,
-      ...(scope.approvalId === undefined ? {} : { approvalId: scope.approvalId }),
-      ...(scope.decidedBy === undefined ? {} : { decidedBy: scope.decidedBy }),
-    });
+    await deps.audit.record(runAuditEntry(scope, { kind: 'hook', path: spec.script, args: [event] }, result));
   } catch (error) {
     // The audit trail is for operators; losing one entry must not turn a hook into a failed turn.
     deps.logger.warn({ ...fields, err: error }, 'could not audit a hook run');

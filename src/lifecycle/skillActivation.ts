@@ -13,6 +13,7 @@ import {
 } from '../agent/skillRuns.ts';
 import type { ToolDeps, TurnContext } from '../agent/turnContext.ts';
 import { SYSTEM_DECIDER_PREFIX } from '../hitl/approvals.ts';
+import { runAuditEntry } from '../hitl/audit.ts';
 import type { AuthorizeResult } from '../hitl/gate.ts';
 import type { ApprovalItem } from '../hitl/types.ts';
 import { renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
@@ -85,22 +86,7 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
       skills: turn.snapshot.list().filter((candidate) => worldAllowsSkill(turn.settings, candidate.id)),
       now: new Date(),
     },
-    onCommand: (step, result) =>
-      deps.audit.record({
-        at: Date.now(),
-        kind: 'run',
-        worldId: turn.worldId,
-        chatId: turn.chatId,
-        skillId: skill.id,
-        skillHash: skill.hash,
-        items: [{ kind: 'preflight', path: step.command ?? '', args: step.args }],
-        requestedBy: turn.requesterId,
-        outcome: result.status,
-        exitCode: result.exitCode,
-        durationMs: result.durationMs,
-        turnId: turn.turnId,
-        ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
-      }),
+    onCommand: (step, result) => deps.audit.record(runAuditEntry(scope, { kind: 'preflight', path: step.command ?? '', args: step.args }, result)),
   });
   for (const failure of preflight.failures) {
     deps.logger.warn({ chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, step: failure.label, reason: failure.reason }, 'preflight step failed');
