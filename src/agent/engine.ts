@@ -108,7 +108,7 @@ export class Engine {
       history,
       progress: (text) => void Promise.resolve(sink.progress(text)).catch((error) => log.warn({ err: error }, 'progress update failed')),
     };
-    const opening: MessageParam[] = await turnOpening(this.deps, turn, message, history);
+    const opening: MessageParam[] = await turnOpening(this.deps, turn, message);
     const system = buildSystemPrompt(this.catalogs.forWorld(snapshot, settings));
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     const result = await runLoop({

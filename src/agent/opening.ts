@@ -12,9 +12,8 @@ export async function turnOpening(
   deps: TurnActivationDeps,
   turn: TurnContext,
   message: IncomingMessage,
-  history: readonly MessageParam[],
 ): Promise<MessageParam[]> {
-  const activation = await activateForTurn(deps, turn, message, history);
+  const activation = await activateForTurn(deps, turn, message);
   if (activation.triggered.length > 0) {
     deps.logger.info(
       {

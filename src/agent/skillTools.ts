@@ -23,7 +23,7 @@ function findSkill(turn: TurnContext, skillId: string): Skill | ToolOutcome {
 export async function loadSkillForTurn(deps: ToolDeps, turn: TurnContext, skillId: string): Promise<ToolOutcome> {
   const found = findSkill(turn, skillId);
   if (!('id' in found)) return found;
-  const activation = await activateSkill(deps, turn, { skill: found, via: 'model', history: turn.history });
+  const activation = await activateSkill(deps, turn, { skill: found, via: 'model' });
   const notes = activation.notes.length > 0 ? `\n${activation.notes.join('\n')}` : '';
   return { content: `${activation.result.content}${notes}`, isError: activation.result.isError };
 }

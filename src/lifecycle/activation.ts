@@ -57,13 +57,12 @@ async function explicitActivation(
   deps: TurnActivationDeps,
   turn: TurnContext,
   message: IncomingMessage & { skill: { id: string; args: string } },
-  history: readonly MessageParam[],
 ): Promise<TurnActivation> {
   const { id, args } = message.skill;
   const skill = turn.snapshot.get(id);
   let activation: SkillActivation;
   if (skill && worldAllowsSkill(turn.settings, skill.id)) {
-    activation = await activateSkill(deps, turn, { skill, via: 'explicit', history });
+    activation = await activateSkill(deps, turn, { skill, via: 'explicit' });
   } else {
     // Unknown or not allowed here: the very envelope load_skill gives, naming the closest ids.
     const outcome = await loadSkillForTurn(deps, turn, id);
@@ -107,10 +106,9 @@ export async function activateForTurn(
   deps: TurnActivationDeps,
   turn: TurnContext,
   message: IncomingMessage,
-  history: readonly MessageParam[],
 ): Promise<TurnActivation> {
   const skillRequest = message.skill;
-  if (skillRequest) return explicitActivation(deps, turn, { ...message, skill: skillRequest }, history);
+  if (skillRequest) return explicitActivation(deps, turn, { ...message, skill: skillRequest });
   const plain: TurnActivation = { messages: [{ role: 'user', content: message.text }], activations: [], triggered: [] };
   const matches = matchTriggers(message.text, turn.snapshot.list(), {
     max: deps.config.agent.maxTriggeredSkills,
@@ -119,7 +117,7 @@ export async function activateForTurn(
   if (matches.length === 0) return plain;
 
   // Already active: the model can still see its envelope in the history, and the version it saw is current.
-  const visible = skillsLoadedInHistory(history);
+  const visible = skillsLoadedInHistory(turn.history);
   const activatedHash = new Map((await activeSkills(deps.store, turn.chatId)).map((entry) => [entry.id, entry.hash]));
   const fresh = matches.filter((match) => {
     const skill = turn.snapshot.get(match.skillId);
@@ -133,7 +131,7 @@ export async function activateForTurn(
   // One after the other: approvals and hooks keep the order of the matches, which is the activation order.
   for (const match of fresh) {
     const skill = turn.snapshot.get(match.skillId);
-    if (skill) activations.push(await activateSkill(deps, turn, { skill, via: 'trigger', matched: match.matched, history }));
+    if (skill) activations.push(await activateSkill(deps, turn, { skill, via: 'trigger', matched: match.matched }));
   }
   return { messages: withLoads(message.text, turn.turnId, activations, triggerNote(activations, fresh)), activations, triggered: fresh };
 }

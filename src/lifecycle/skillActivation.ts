@@ -2,7 +2,6 @@
 // code), plus the lifecycle around it. In order: one approval question for the skill's scripts, preflight
 // commands and hooks; pre_context hooks; preflight steps; the scripts the body names; the envelope with the
 // preflight context and variables; the chat's record of active skills; post_context hooks.
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { worldAllowsSkill } from '../config.ts';
 import {
   authorizeSkillCode,
@@ -39,8 +38,6 @@ export interface ActivationRequest {
   via: ActivationVia;
   /** Trigger phrases the message matched. */
   matched?: string[];
-  /** The chat's history as the model will see it (read by the recent_messages tool). */
-  history: readonly MessageParam[];
 }
 
 /** Every piece of the skill's code, for the one question: scripts, then preflight commands, then hooks. */
@@ -82,7 +79,7 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
     tools: {
       worldId: turn.worldId,
       chatId: turn.chatId,
-      history: request.history,
+      history: turn.history,
       skills: turn.snapshot.list().filter((candidate) => worldAllowsSkill(turn.settings, candidate.id)),
       now: new Date(),
     },
