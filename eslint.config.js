@@ -8,6 +8,14 @@ const corePatterns = [
   { group: ['**/adapters/**'], message: 'src/ is the core: it must not import adapters/.' },
   { group: ['@slack/*', 'discord.js', '@discordjs/*'], message: 'src/ is the core: platform SDKs belong in adapters/.' },
 ];
+// Dependencies point one way through the core: the agent drives the lifecycle steps, never the reverse.
+const lifecyclePatterns = [
+  { group: ['**/agent/**'], message: 'src/lifecycle runs steps the agent asks for: it must not import src/agent.' },
+];
+// Approvals are one module with one entry: outside src/approvals, import src/approvals/index.ts only.
+const approvalsPatterns = [
+  { group: ['**/approvals/*', '!**/approvals/index.ts'], message: 'Import approvals from src/approvals/index.ts, the module\'s one entry.' },
+];
 // Only the guarded exec path may start processes.
 const processPaths = ['execa', 'node:child_process', 'child_process'].map((name) => ({
   name,
@@ -15,7 +23,7 @@ const processPaths = ['execa', 'node:child_process', 'child_process'].map((name)
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -27,15 +35,23 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/exec/**'],
+    ignores: ['src/exec/**', 'src/approvals/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns] }] },
+  },
+  {
+    files: ['src/approvals/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: corePatterns }] },
   },
   {
+    files: ['src/lifecycle/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...lifecyclePatterns, ...approvalsPatterns] }] },
+  },
+  {
     files: ['src/exec/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: corePatterns }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [...corePatterns, ...approvalsPatterns] }] },
   },
   {
     files: ['adapters/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: processPaths }] },
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: approvalsPatterns }] },
   },
 );

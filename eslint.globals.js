@@ -3,5 +3,5 @@ export default Object.fromEntries(
   ['process', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate',
     'clearImmediate', 'Buffer', 'URL', 'URLSearchParams', 'AbortController', 'AbortSignal', 'TextEncoder',
     'TextDecoder', 'fetch', 'Response', 'Request', 'Headers', 'structuredClone', 'queueMicrotask', 'performance',
-  ].map((name) => [name, 'readonly']),
+  ].map((name) => [name, /** @type {const} */ ('readonly')]),
 );

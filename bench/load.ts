@@ -15,6 +15,7 @@ import { Approver } from './load/approver.ts';
 import { loadBrain } from './load/brain.ts';
 import { runChats, type SentMessage } from './load/chatRun.ts';
 import { Cleanup } from './load/cleanup.ts';
+import { failoverOf } from './load/failover.ts';
 import { computeChecks, memoryByLife } from './load/figures.ts';
 import { Instance } from './load/instances.ts';
 import { killAndRestart, type KillTimeline } from './load/killAndRestart.ts';
@@ -25,7 +26,7 @@ import { readThreads } from './load/replies.ts';
 import { printReport } from './load/report.ts';
 import { loadSettings } from './load/settings.ts';
 import { makeRunDir } from './load/skillFixture.ts';
-import { SlackTraffic } from './load/slackTraffic.ts';
+import { RETRY_SCHEDULES, SlackTraffic } from './load/slackTraffic.ts';
 import { SlackWatch } from './load/slackWatch.ts';
 import { isOfPid, StoreView } from './load/storeCheck.ts';
 
@@ -120,7 +121,13 @@ async function main(): Promise<void> {
   cleanup.add('stop sampling', () => sampler.stop());
 
   const random = seededRandom(settings.seed);
-  const traffic = new SlackTraffic(instances.map((instance) => instance.eventsUrl), SIGNING_SECRET, slack.info, stopped.signal);
+  const traffic = new SlackTraffic(
+    instances.map((instance) => instance.eventsUrl),
+    SIGNING_SECRET,
+    slack.info,
+    stopped.signal,
+    RETRY_SCHEDULES[settings.retrySchedule],
+  );
   const [instanceA] = instances;
   if (!instanceA) throw new Error('no instance A');
   const threads = new Map<string, string>();
@@ -142,6 +149,7 @@ async function main(): Promise<void> {
   const fault = killAndRestart(instanceA, answered, {
     afterAnswered: settings.killAfterAnswered,
     openQuestions,
+    chatsHeld: () => storeView.chatsLeasedBy(instanceA.current?.pid ?? -1),
     restartAfterMs: settings.restartAfterMs,
     stopped: stopped.signal,
   });
@@ -169,6 +177,14 @@ async function main(): Promise<void> {
   await writeFile(join(run.logsDir, 'messages.json'), JSON.stringify({ sent, questions, timeline, lives: instances.flatMap((instance) => instance.lives) }, null, 1));
   const checks = computeChecks({ sent, threads: threadState, questions, lives, logs, leftovers, memory });
   if (timedOut) checks.push({ label: 'finished within the time limit', value: `no (${settings.timeLimitMs / 1000} s)`, pass: false });
+  const failover = timeline.killedAt === undefined ? undefined : failoverOf(timeline.chatsOfKilled ?? [], timeline.killedAt, sent);
+  if (failover) {
+    checks.push({
+      label: `failover p99 (kill → first answer in each of A's ${failover.chats} chats) ≤ ${settings.failoverP99Ms / 1000} s`,
+      value: `${(failover.p99Ms / 1000).toFixed(2)} s (p50 ${(failover.p50Ms / 1000).toFixed(2)} s, max ${(failover.maxMs / 1000).toFixed(2)} s; unanswered ${failover.unanswered}; waited on the person's click ${failover.waitedOnPerson})`,
+      pass: failover.unanswered === 0 && failover.p99Ms <= settings.failoverP99Ms,
+    });
+  }
 
   const modelFaults = new Map<string, number>();
   for (const request of anthropic.requests) modelFaults.set(request.outcome, (modelFaults.get(request.outcome) ?? 0) + 1);
@@ -178,7 +194,7 @@ async function main(): Promise<void> {
   const [, instanceB] = instances;
 
   passed = printReport({
-    title: `bench:load — ${settings.chats} chats × ${settings.turnsPerChat} turns, ${settings.concurrency} chats at a time, 2 instances on ${settings.redisUrl}, seed ${settings.seed}`,
+    title: `bench:load — ${settings.chats} chats × ${settings.turnsPerChat} turns, ${settings.concurrency} chats at a time, 2 instances on ${settings.redisUrl}, ${settings.retrySchedule} retries (${RETRY_SCHEDULES[settings.retrySchedule].map((ms) => ms / 1000).join(', ')} s), seed ${settings.seed}`,
     checks,
     sent,
     threads: threadState,

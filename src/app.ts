@@ -1,17 +1,24 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type Config, worldSettings } from './config.ts';
-import { Dispatcher } from './agent/dispatcher.ts';
 import { Engine } from './agent/engine.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
+import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
+import { TurnStops } from './chats/stop.ts';
 import { TurnQueue } from './chats/turnQueue.ts';
-import { createExecutor } from './exec/executor.ts';
-import { ApprovalRuntime } from './hitl/approvals.ts';
-import { type AuditLog, createAuditLog } from './hitl/audit.ts';
-import { createGrants } from './hitl/grants.ts';
-import { isInstanceAlive } from './hitl/instanceLiveness.ts';
-import { createStoreApprovalBus } from './hitl/storeApprovalBus.ts';
+import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
+import type { Executor, HashFolder } from './exec/types.ts';
+import { isPendingApproval } from './approvals/index.ts';
+import { bindToApprovedContent } from './approvals/index.ts';
+import { ApprovalRuntime } from './approvals/index.ts';
+import { type AuditLog, createAuditLog } from './approvals/index.ts';
+import { createGrants, type Grants } from './approvals/index.ts';
+import { createRecordSealer } from './approvals/index.ts';
+import { loadStateKey } from './approvals/index.ts';
+import { isInstanceAlive } from './chats/instanceLiveness.ts';
+import { createStoreApprovalBus } from './approvals/index.ts';
+import { declineOpenApprovals } from './approvals/index.ts';
 import type { Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
 import { SkillRegistry } from './skills/registry.ts';
@@ -25,9 +32,13 @@ export interface App {
   store: Store;
   registry: SkillRegistry;
   approvals: ApprovalRuntime;
+  /** Session grants (sealed with the state key): what `skillbot grants` and Slack's App Home list and revoke. */
+  grants: Grants;
   engine: Engine;
   /** Durable entry for platform messages: queued in the store, answered by whichever instance holds the chat. */
   dispatcher: Dispatcher;
+  /** Stopping a running turn, on whichever instance runs it. */
+  stops: TurnStops;
   metrics: Metrics;
   close(): Promise<void>;
 }
@@ -50,7 +61,30 @@ function countRuns(audit: AuditLog, metrics: Metrics): AuditLog {
   };
 }
 
+/** Counts the skill processes running now (a gauge), around the one guarded way to run them. */
+function countRunning(executor: Executor): { executor: Executor; running: () => number } {
+  let running = 0;
+  return {
+    running: () => running,
+    executor: {
+      ...executor,
+      async run(request) {
+        running++;
+        try {
+          return await executor.run(request);
+        } finally {
+          running--;
+        }
+      },
+    },
+  };
+}
+
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
+  // Before the store: a key that cannot be made is a config problem, reported before anything starts.
+  const stateKey = loadStateKey(config);
+  if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
+  const sealer = createRecordSealer(stateKey.secret);
   const store = await createStore(config.storeUrl, { logger });
   const registry = await SkillRegistry.open({
     roots: config.skillsDirs,
@@ -60,7 +94,26 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   });
   const metrics = new Metrics();
   const audit = countRuns(createAuditLog(store), metrics);
-  const grants = createGrants(store, { ttlMs: config.agent.grantTtlMs });
+  const grants = createGrants(store, {
+    ttlMs: config.agent.grantTtlMs,
+    sealer,
+    // A row the bot did not write (a forged grant): ignored, and on the operator's record.
+    async onRejected(key) {
+      logger.warn({ chatId: key.chatId, skill: key.skillId, requester: key.requesterId }, 'ignored a session grant that fails its integrity check');
+      await audit.record({
+        at: Date.now(),
+        kind: 'integrity',
+        worldId: key.worldId,
+        chatId: key.chatId,
+        skillId: key.skillId,
+        skillHash: key.skillHash,
+        items: [],
+        requestedBy: key.requesterId,
+        outcome: 'ignored',
+        reason: `session grant ${key.id} fails its integrity check (not written by the bot); ignored`,
+      });
+    },
+  });
   const approvals = new ApprovalRuntime({
     store,
     audit,
@@ -68,9 +121,18 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     // Pub/sub through the store: a click on any instance reaches the turn waiting on another.
     bus: createStoreApprovalBus(store),
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
+    sealer,
   });
   approvals.on('hitl-option-resolved', (record) => metrics.approvals.inc({ outcome: record.outcome ?? 'unknown' }));
   await approvals.start();
+  const hashFolder: HashFolder = (dir) => registry.hashFolder(dir);
+  const stops = new TurnStops(store, {
+    approversFor: (worldId) => worldSettings(config, worldId).approvers,
+    logger,
+    // The stopper may answer the turn's question (same rule): it closes as `no`, by them.
+    onStop: async (turn, by) => void (await declineOpenApprovals(store, approvals, turn, by)),
+  });
+  await stops.start();
   const client = new Anthropic({
     // Without a key (a local proxy, or a test server) a placeholder, never the SDK's own credential lookup.
     apiKey: config.anthropic.apiKey ?? 'none',
@@ -78,6 +140,11 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     // One retry policy, in src/agent/modelCall.ts.
     maxRetries: 0,
   });
+  const executor = executorFromConfig(config, logger, { hashFolder });
+  reportSandbox(await executor.sandbox(), logger);
+  // The executor runs a copy of the skill only when it hashes to the approved content (hashFolder); the
+  // wrapper checks the folder before that too and names a change plainly for the model and the person.
+  const scripts = countRunning(bindToApprovedContent(executor, hashFolder));
   const engine = new Engine({
     config,
     client,
@@ -85,8 +152,10 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     registry,
     history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
     queue: new TurnQueue(),
+    stops,
     metrics,
-    executor: createExecutor({ timeoutMs: config.scriptTimeoutMs, logger }),
+    executor: scripts.executor,
+    hashFolder,
     approvals,
     grants,
     audit,
@@ -94,10 +163,10 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     logger,
     retry: options.retry,
   });
-  const dispatcher = new Dispatcher(
-    engine,
+  const dispatcher = new Dispatcher({
     store,
-    {
+    runTurn: (message, sink, turnId, platform) => engine.runTurnNow(message, sink, turnId, platform),
+    replies: {
       store,
       instanceId: approvals.instanceId,
       isAlive: (id) => isInstanceAlive(store, id),
@@ -105,16 +174,29 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
       waitMs: approvals.instanceTtlMs,
     },
     logger,
-    options.queue,
-  );
+    onAccepted: (platform, outcome, seconds) => {
+      metrics.acceptSeconds.observe({ platform, outcome }, seconds);
+      if (outcome === 'duplicate') metrics.dedupeHits.inc({ platform });
+    },
+    ...(options.queue ? { queue: options.queue } : {}),
+  });
+  metrics.watch({
+    backlog: () => dispatcher.backlog(),
+    // The approvals namespace is listed through its index: the cost is the questions kept, not the store's size.
+    pendingApprovals: async () => (await store.list<unknown>('approvals', '')).filter((row) => isPendingApproval(row.value)).length,
+    chatsLeasedHere: () => dispatcher.leasedChats,
+    runningScripts: scripts.running,
+  });
   return {
     config,
     logger,
     store,
     registry,
     approvals,
+    grants,
     engine,
     dispatcher,
+    stops,
     metrics,
     async close() {
       // Turns still running get a moment, then their chats are handed over (their messages stay queued).
@@ -122,6 +204,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
       // Shared store: questions still open stay pending for the instance that re-runs their turns. Alone, no
       // one else will: they end now, and their messages say so.
       await approvals.close({ handOver: store.kind === 'redis' });
+      await stops.close();
       await registry.close();
       await store.close();
     },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { SandboxLimits } from './exec/limits.ts';
 
 /** A config mistake: one line that names the variable or field and says the fix. */
 export class ConfigError extends Error {
@@ -9,7 +10,10 @@ export class ConfigError extends Error {
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
-/** Settings that hang on a world (DESIGN.md: which skills, who approves). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Settings that hang on a world (shared/DESIGN.md: which skills, who approves). */
 export interface WorldSettings {
   /** Skill ids this world may use; `['*']` means all. */
   skills: string[];
@@ -18,6 +22,17 @@ export interface WorldSettings {
   approvalTimeoutMs: number;
   /** Variables passed to a skill's processes, by skill id (nothing else of the bot's environment is). */
   env: Record<string, Record<string, string>>;
+  /** Skill ids whose processes may reach the network; `['*']` means all. Every other skill process has none. */
+  network: string[];
+}
+
+/** How skill processes are contained (SCRIPT_SANDBOX and the SCRIPT_* bounds). */
+export interface SandboxSettings {
+  /** `bwrap`: every skill process in bubblewrap, refused when that is unusable; `off`: bare, with a loud warning. */
+  mode: 'bwrap' | 'off';
+  limits: SandboxLimits;
+  /** Skill processes one chat may run at once. */
+  maxPerChat: number;
 }
 
 export interface AgentSettings {
@@ -27,6 +42,26 @@ export interface AgentSettings {
   grantTtlMs: number;
   maxTriggeredSkills: number;
   catalogBudgetChars: number;
+}
+
+/** Bounds on the files people send and the files skill scripts make. */
+export interface FileLimits {
+  /** A file larger than this is not read (FILE_MAX_BYTES). */
+  maxBytes: number;
+  /** Files read per message; later ones are not (FILES_PER_MESSAGE). */
+  maxPerMessage: number;
+  /** An output file larger than this is reported, not uploaded (OUTPUT_FILE_MAX_BYTES). */
+  maxOutputBytes: number;
+  /** Output files uploaded per script run; the rest are reported (OUTPUT_FILES_PER_RUN). */
+  maxOutputs: number;
+}
+
+/** Bounds on what the bot reads of a conversation it is brought into. */
+export interface ContextLimits {
+  /** Earlier messages read, the newest (CONTEXT_MESSAGES; 0 turns reading off). */
+  maxMessages: number;
+  /** Their estimated tokens; older messages beyond are dropped (CONTEXT_TOKENS). */
+  maxTokens: number;
 }
 
 export interface Config {
@@ -40,11 +75,17 @@ export interface Config {
   discord: { token?: string; guildId?: string; apiUrl?: string };
   approvalTimeoutMs: number;
   scriptTimeoutMs: number;
+  sandbox: SandboxSettings;
+  files: FileLimits;
+  context: ContextLimits;
   agent: AgentSettings;
   defaults: WorldSettings;
   worlds: Record<string, Partial<WorldSettings>>;
+  logLevel: LogLevel;
   /** Where the settings came from, for messages. */
   configFile?: string;
+  /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/approvals/stateKey.ts). */
+  stateKey?: string;
 }
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like API_REGION');
@@ -54,6 +95,7 @@ const worldSchema = z
     approvers: z.array(z.string().min(1)).optional(),
     approvalTimeoutMs: z.number().int().positive().optional(),
     env: z.record(z.string(), z.record(envName, z.string())).optional(),
+    network: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
@@ -123,7 +165,34 @@ function urlVar(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+
+const MiB = 1024 * 1024;
+
+function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
+  return {
+    mode: choiceVar(env, 'SCRIPT_SANDBOX', ['bwrap', 'off'] as const, 'bwrap'),
+    limits: {
+      maxProcesses: intVar(env, 'SCRIPT_MAX_PROCESSES', 256, 8, 65_536),
+      memoryBytes: intVar(env, 'SCRIPT_MEMORY_MB', 1024, 64, 1_048_576) * MiB,
+      maxFileBytes: intVar(env, 'SCRIPT_MAX_FILE_MB', 100, 1, 1_048_576) * MiB,
+      cpuSeconds: intVar(env, 'SCRIPT_CPU_SECONDS', 60, 1, 86_400),
+      maxOpenFiles: intVar(env, 'SCRIPT_MAX_OPEN_FILES', 1024, 32, 1_048_576),
+    },
+    maxPerChat: intVar(env, 'SCRIPT_MAX_PER_CHAT', 2, 1, 64),
+  };
+}
+
 const optional = (value: string | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
+
+function choiceVar<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[], fallback: T): T {
+  const raw = optional(env[name]);
+  if (raw === undefined) return fallback;
+  const value = raw.toLowerCase();
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${choices.join(', ')} (got "${raw}"); see .env.example.`);
+  }
+  return value as T;
+}
 
 /** Reads the environment (and SKILLBOT_CONFIG, when set) once, and validates everything. Throws ConfigError. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -134,6 +203,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const storeUrl = optional(env.STORE_URL) ?? 'sqlite://./data/skillbot.sqlite';
   if (!/^(sqlite:\/\/.+|redis:\/\/.+|rediss:\/\/.+|memory:\/\/)$/.test(storeUrl)) {
     throw new ConfigError(`STORE_URL must be sqlite://PATH, redis://HOST:PORT or memory:// (got "${storeUrl}").`);
+  }
+  const stateKey = optional(env.SKILLBOT_STATE_KEY);
+  if (stateKey !== undefined && stateKey.length < 32) {
+    throw new ConfigError(`SKILLBOT_STATE_KEY must be at least 32 characters (got ${stateKey.length}); e.g. \`openssl rand -hex 32\`.`);
   }
   return {
     model: optional(env.SKILLBOT_MODEL) ?? DEFAULT_MODEL,
@@ -151,6 +224,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     discord: { token: optional(env.DISCORD_TOKEN), guildId: optional(env.DISCORD_GUILD_ID), apiUrl: urlVar(env, 'DISCORD_API_URL') },
     approvalTimeoutMs,
     scriptTimeoutMs: intVar(env, 'SCRIPT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    sandbox: sandboxSettings(env),
+    files: {
+      maxBytes: intVar(env, 'FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+      maxPerMessage: intVar(env, 'FILES_PER_MESSAGE', 5, 0, 100),
+      maxOutputBytes: intVar(env, 'OUTPUT_FILE_MAX_BYTES', 20 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+      maxOutputs: intVar(env, 'OUTPUT_FILES_PER_RUN', 5, 0, 100),
+    },
+    context: {
+      maxMessages: intVar(env, 'CONTEXT_MESSAGES', 50, 0, 1000),
+      maxTokens: intVar(env, 'CONTEXT_TOKENS', 4000, 100, 200_000),
+    },
     agent: {
       maxToolRounds: file.agent?.maxToolRounds ?? 16,
       historyTokens: file.agent?.historyTokens ?? 60_000,
@@ -164,9 +248,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       approvers: file.defaults?.approvers ?? [],
       approvalTimeoutMs: file.defaults?.approvalTimeoutMs ?? approvalTimeoutMs,
       env: file.defaults?.env ?? {},
+      network: file.defaults?.network ?? [],
     },
     worlds: file.worlds ?? {},
+    logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     configFile,
+    ...(stateKey === undefined ? {} : { stateKey }),
   };
 }
 
@@ -178,7 +265,13 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     approvers: [...config.defaults.approvers, ...(own.approvers ?? [])],
     approvalTimeoutMs: own.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs,
     env: { ...config.defaults.env, ...own.env },
+    network: own.network ?? config.defaults.network,
   };
+}
+
+/** Whether a world lets a skill's processes reach the network. */
+export function worldAllowsNetwork(settings: WorldSettings, skillId: string): boolean {
+  return settings.network.includes('*') || settings.network.includes(skillId);
 }
 
 /** Whether a world may use a skill. */

@@ -4,8 +4,9 @@ import type { Logger } from './log.ts';
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /**
- * The one HTTP listener on PORT: `/healthz` here, `POST /slack/events` mounted by the Slack adapter in HTTP
- * mode, `/metrics` by whoever serves metrics. Small on purpose: a route table, nothing else.
+ * The one HTTP listener on PORT: `/livez` (the process answers), `/readyz` (the readiness check: store reachable,
+ * platforms connected) and `/healthz` (the same as `/readyz`) here, `POST /slack/events` mounted by the Slack
+ * adapter in HTTP mode, `/metrics` by whoever serves metrics. Small on purpose: a route table, nothing else.
  */
 export class HttpServer {
   private readonly routes = new Map<string, RouteHandler>();
@@ -15,10 +16,17 @@ export class HttpServer {
     private readonly logger: Logger,
     private readonly health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>,
   ) {
-    this.route('GET', '/healthz', async (_req, res) => {
+    // Liveness asks nothing of the store or the platforms: an orchestrator restarts a process that fails it, and a
+    // store outage is not cured by a restart (the bot recovers by itself).
+    this.route('GET', '/livez', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+    });
+    const readiness = async (_req: IncomingMessage, res: ServerResponse) => {
       const { ok, detail } = await this.health();
       res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ok, ...detail }));
-    });
+    };
+    this.route('GET', '/readyz', readiness);
+    this.route('GET', '/healthz', readiness);
   }
 
   route(method: string, path: string, handler: RouteHandler): void {

@@ -1,16 +1,59 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
+import type { LogLevel } from './config.ts';
 
 export type { Logger };
 
 /**
- * The logger every part receives (no module-level singleton). Logs go to stderr so that stdout stays the
- * chat's or the command's own output. LOG_LEVEL picks the level; `silent` for tests.
+ * The logger every part receives (no module-level singleton). Logs go to stderr as JSON lines, so stdout stays
+ * the chat's or the command's own output. The level comes from the validated config (LOG_LEVEL).
  */
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: LogLevel = 'info'): Logger {
   return pino({ level, base: undefined }, pino.destination({ fd: 2, sync: false }));
 }
 
 /** A logger that drops everything (tests, benches). */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** One JSON log line as a person reads it: `skillbot warn: message (key=value, …)`. */
+export function readableLogLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.trimEnd();
+  }
+  const { level, msg, time: _time, err, ...fields } = entry;
+  const parts = Object.entries(fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  const error = err as { message?: string } | undefined;
+  if (error?.message) parts.push(`error=${error.message}`);
+  const name = LEVEL_NAMES[Number(level)] ?? 'log';
+  return `skillbot ${name}: ${String(msg ?? '')}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
+}
+
+/**
+ * The terminal chat's logger: a person is reading the conversation on this terminal, so every log line at
+ * LOG_LEVEL goes to `file` as JSON, and only warnings and errors show on stderr, one readable line each.
+ */
+export function createChatLogger(level: LogLevel, file: string): Logger {
+  if (level === 'silent') return silentLogger();
+  mkdirSync(dirname(file), { recursive: true });
+  const readable = {
+    write(chunk: string): void {
+      for (const line of chunk.split('\n')) if (line.trim() !== '') process.stderr.write(`${readableLogLine(line)}\n`);
+    },
+  };
+  const shown = pino.levels.values[level]! > pino.levels.values.warn! ? level : 'warn';
+  return pino(
+    { level, base: undefined },
+    pino.multistream([
+      { level, stream: pino.destination({ dest: file, append: true, sync: false }) },
+      { level: shown, stream: readable },
+    ]),
+  );
 }

@@ -1,97 +1,144 @@
-/**
- * Prometheus counters and histograms, served at GET /metrics. A few dozen lines instead of a dependency:
- * the text format is simple and we only need labelled counters and fixed-bucket histograms.
- */
-type Labels = Record<string, string>;
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-const labelKey = (labels: Labels) =>
-  Object.keys(labels)
-    .sort()
-    .map((name) => `${name}="${String(labels[name]).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
-    .join(',');
+const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const FAST_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
-export class Counter {
-  private readonly values = new Map<string, number>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
-
-  inc(labels: Labels = {}, by = 1): void {
-    const key = labelKey(labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
-  }
-
-  get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels)) ?? 0;
-  }
-
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const [key, value] of this.values) lines.push(`${this.name}${key ? `{${key}}` : ''} ${value}`);
-    return lines.join('\n');
-  }
+/** Where the gauges read the state of the system at scrape time. One that fails (the store is away) keeps its last value. */
+export interface MetricSources {
+  /** Messages waiting in inboxes over every instance, and the arrival (epoch ms) of the oldest. */
+  backlog(): Promise<{ waiting: number; oldestAt: number | undefined }>;
+  /** Approval questions open (every instance). */
+  pendingApprovals(): Promise<number>;
+  /** Chats whose lease this instance holds. */
+  chatsLeasedHere(): number;
+  /** Skill processes running in this instance. */
+  runningScripts(): number;
 }
 
-export class Histogram {
-  private readonly counts: number[];
-  private sum = 0;
-  private count = 0;
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly buckets: number[],
-  ) {
-    this.counts = buckets.map(() => 0);
-  }
+/**
+ * The bot's Prometheus metrics, served at GET /metrics: prom-client on a registry of this app's own (never the
+ * global default registry, so two apps in one process, as in tests, do not share or clash), with its default
+ * process metrics (event-loop lag, heap, GC, handles) and gauges read at scrape time from `watch`'s sources.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly turns = new Counter({ name: 'skillbot_turns_total', help: 'Turns finished, by status.', labelNames: ['status'], registers: [this.registry] });
+  readonly turnSeconds = new Histogram({
+    name: 'skillbot_turn_duration_seconds',
+    help: 'Wall time of a turn, by status.',
+    labelNames: ['status'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly modelSeconds = new Histogram({
+    name: 'skillbot_model_duration_seconds',
+    help: 'Time a turn spent waiting on the model.',
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly acceptSeconds = new Histogram({
+    name: 'skillbot_accept_duration_seconds',
+    help: 'Time to accept one platform delivery (dedupe and queue in the store), by platform and outcome.',
+    labelNames: ['platform', 'outcome'],
+    buckets: FAST_SECONDS,
+    registers: [this.registry],
+  });
+  readonly scriptRuns = new Counter({ name: 'skillbot_script_runs_total', help: 'Runs of skill code, by status.', labelNames: ['status'], registers: [this.registry] });
+  readonly approvals = new Counter({ name: 'skillbot_approvals_total', help: 'Approvals resolved, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
+  readonly dedupeHits = new Counter({
+    name: 'skillbot_dedupe_hits_total',
+    help: 'Platform deliveries dropped as duplicates, by platform.',
+    labelNames: ['platform'],
+    registers: [this.registry],
+  });
+  readonly cacheReadTokens = new Counter({ name: 'skillbot_cache_read_tokens_total', help: 'Prompt tokens read from the cache.', registers: [this.registry] });
+  readonly cacheCreationTokens = new Counter({
+    name: 'skillbot_cache_creation_tokens_total',
+    help: 'Prompt tokens written to the cache.',
+    registers: [this.registry],
+  });
+  #sources: MetricSources | undefined;
 
-  observe(value: number): void {
-    this.sum += value;
-    this.count++;
-    this.buckets.forEach((bound, index) => {
-      if (value <= bound) this.counts[index] = (this.counts[index] ?? 0) + 1;
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    new Gauge({
+      name: 'skillbot_process_resident_memory_bytes',
+      help: 'Resident memory of this process.',
+      registers,
+      collect() {
+        this.set(process.memoryUsage().rss);
+      },
+    });
+    const sources = () => this.#sources;
+    new Gauge({
+      name: 'skillbot_inbox_waiting_messages',
+      help: 'Messages accepted and not yet answered, over every instance (the backlog).',
+      registers,
+      async collect() {
+        const backlog = await sources()?.backlog().catch(() => undefined);
+        if (backlog) this.set(backlog.waiting);
+      },
+    });
+    new Gauge({
+      name: 'skillbot_inbox_oldest_message_age_seconds',
+      help: 'How long the oldest waiting message has waited (0 when none waits).',
+      registers,
+      async collect() {
+        const backlog = await sources()?.backlog().catch(() => undefined);
+        if (backlog) this.set(backlog.oldestAt === undefined ? 0 : Math.max(0, (Date.now() - backlog.oldestAt) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'skillbot_approvals_pending',
+      help: 'Approval questions waiting for an answer, over every instance.',
+      registers,
+      async collect() {
+        const pending = await sources()?.pendingApprovals().catch(() => undefined);
+        if (pending !== undefined) this.set(pending);
+      },
+    });
+    new Gauge({
+      name: 'skillbot_chats_leased',
+      help: 'Chats this instance holds the lease of (is answering).',
+      registers,
+      collect() {
+        const leased = sources()?.chatsLeasedHere();
+        if (leased !== undefined) this.set(leased);
+      },
+    });
+    new Gauge({
+      name: 'skillbot_script_processes_running',
+      help: 'Skill processes running in this instance.',
+      registers,
+      collect() {
+        const running = sources()?.runningScripts();
+        if (running !== undefined) this.set(running);
+      },
     });
   }
 
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    this.buckets.forEach((bound, index) => lines.push(`${this.name}_bucket{le="${bound}"} ${this.counts[index] ?? 0}`));
-    lines.push(`${this.name}_bucket{le="+Inf"} ${this.count}`, `${this.name}_sum ${this.sum}`, `${this.name}_count ${this.count}`);
-    return lines.join('\n');
+  /** Where the gauges read the system's state (set once the parts they read exist). */
+  watch(sources: MetricSources): void {
+    this.#sources = sources;
   }
-}
 
-/** The process's resident memory, read at scrape time (for watching that memory stays flat). */
-function residentMemory(): string {
-  const name = 'skillbot_process_resident_memory_bytes';
-  return `# HELP ${name} Resident memory of this process.\n# TYPE ${name} gauge\n${name} ${process.memoryUsage().rss}\n`;
-}
+  /** The text format, for GET /metrics. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
 
-const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+  get contentType(): string {
+    return this.registry.contentType;
+  }
 
-/** The bot's metrics. One instance per process, passed to whoever records. */
-export class Metrics {
-  readonly turns = new Counter('skillbot_turns_total', 'Turns finished, by status.');
-  readonly turnSeconds = new Histogram('skillbot_turn_duration_seconds', 'Wall time of a turn.', SECONDS);
-  readonly modelSeconds = new Histogram('skillbot_model_duration_seconds', 'Time a turn spent waiting on the model.', SECONDS);
-  readonly scriptRuns = new Counter('skillbot_script_runs_total', 'Runs of skill code, by status.');
-  readonly approvals = new Counter('skillbot_approvals_total', 'Approvals resolved, by outcome.');
-  readonly dedupeHits = new Counter('skillbot_dedupe_hits_total', 'Platform deliveries dropped as duplicates, by platform.');
-  readonly cacheReadTokens = new Counter('skillbot_cache_read_tokens_total', 'Prompt tokens read from the cache.');
-  readonly cacheCreationTokens = new Counter('skillbot_cache_creation_tokens_total', 'Prompt tokens written to the cache.');
-
-  render(): string {
-    return `${[
-      this.turns,
-      this.turnSeconds,
-      this.modelSeconds,
-      this.scriptRuns,
-      this.approvals,
-      this.dedupeHits,
-      this.cacheReadTokens,
-      this.cacheCreationTokens,
-    ]
-      .map((metric) => metric.render())
-      .join('\n')}\n${residentMemory()}`;
+  /** A counter's current value for these labels (0 when never counted). */
+  async value(counter: Counter<string>, labels: Record<string, string> = {}): Promise<number> {
+    const wanted = Object.entries(labels);
+    const { values } = await counter.get();
+    const found = values.find(
+      (entry) => Object.keys(entry.labels).length === wanted.length && wanted.every(([name, value]) => entry.labels[name] === value),
+    );
+    return found?.value ?? 0;
   }
 }

@@ -1,5 +1,45 @@
 // The small interface between the core and a platform adapter (Slack, Discord, terminal).
 
+/**
+ * A file that came with a message, as the inbox keeps it: what is needed to fetch it again on whichever instance
+ * runs the turn (through that platform's port, with its credentials). The bytes are never stored.
+ */
+export interface MessageFile {
+  /** The platform's id of the file (a Slack file id, a Discord attachment id). */
+  id: string;
+  name: string;
+  /** As the platform reports it; empty when unknown. */
+  mimeType: string;
+  size: number;
+  url: string;
+}
+
+/** A file a skill script made, for the platform to post in the chat. */
+export interface OutgoingFile {
+  name: string;
+  bytes: Uint8Array;
+  /** One line shown with the file (which skill made it). */
+  title: string;
+}
+
+/** One message of the conversation the bot was brought into, as the platform shows it. */
+export interface ContextMessage {
+  /** The author's display name. */
+  author: string;
+  /** `self`: the bot's own earlier message; `bot`: another bot or app. */
+  authorKind: 'person' | 'bot' | 'self';
+  /** Epoch milliseconds. */
+  at: number;
+  text: string;
+}
+
+export interface ContextRequest {
+  /** The chat has history: only what people wrote since the bot's last reply is wanted. */
+  joined: boolean;
+  /** At most this many messages, the newest. */
+  limit: number;
+}
+
 /** A user message as an adapter hands it to the core. */
 export interface IncomingMessage {
   worldId: string;
@@ -9,6 +49,10 @@ export interface IncomingMessage {
   text: string;
   /** `/skill ID [args]`: run this skill explicitly (it always wins over triggers). */
   skill?: { id: string; args: string };
+  /** Files attached to the message, in the order the person attached them. */
+  files?: MessageFile[];
+  /** The platform's id of the message (Slack ts, Discord message id): context is read from before it. */
+  ref?: string;
 }
 
 /** Where one turn's progress and answer go. The adapter makes one per turn. */
@@ -19,8 +63,15 @@ export interface TurnSink {
   partial?(delta: string): void;
   /** The model call is being retried: streamed text so far is void. */
   retrying?(reason: string): void;
-  /** The final answer of the turn, in Markdown. Called exactly once per turn. */
+  /** The final answer of the turn, in Markdown. Called exactly once per turn (unless `stopped` is). */
   reply(markdown: string): Promise<void>;
+  /**
+   * The turn was stopped by `userId`: say "Stopped by @person." the platform's way, instead of `reply`.
+   * Without it the core replies with the plain user id.
+   */
+  stopped?(userId: string): Promise<void>;
+  /** Posts a file in the chat (after a script made it). Without it, files cannot be delivered on this surface. */
+  upload?(file: OutgoingFile): Promise<void>;
 }
 
 /**
@@ -30,4 +81,14 @@ export interface TurnSink {
 export interface PlatformPort {
   /** `turnId` is the same for every re-run of one message: a port may use it to reuse what a first run posted. */
   sinkFor(message: IncomingMessage, turnId: string): TurnSink;
+  /** Downloads a file of a message (with the platform's credentials). Throws when it cannot. */
+  fetchFile?(file: MessageFile): Promise<Uint8Array>;
+  /**
+   * What was said before the message where it was said (the thread, or the channel when the message asks about
+   * "the above"), oldest first; empty when there is nothing to add. Throws when the platform cannot be read.
+   */
+  readContext?(message: IncomingMessage, request: ContextRequest): Promise<ContextMessage[]>;
 }
+
+/** What a turn may ask of the platform it runs for. */
+export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext'>;

@@ -1,4 +1,4 @@
-/** Watches whether the bot posted something else into a chat (an approval question) while a turn was running. */
+// Whether the bot posted something else into a chat (an approval question) while a turn was running.
 export interface ActivityWatch {
   readonly changed: boolean;
   stop(): void;

@@ -1,3 +1,4 @@
+// The discord.js client: the four intents it needs, the partials DMs need, the REST base from DISCORD_API_URL.
 import { Client, GatewayIntentBits, Partials } from 'discord.js';
 
 /**

@@ -1,3 +1,4 @@
+// Answers to slash commands: through the interaction's webhook where the turn runs here, else a channel message.
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/log.ts';
 import type { IncomingMessage } from '../../src/platform.ts';

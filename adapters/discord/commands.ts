@@ -1,4 +1,5 @@
-import { ApplicationCommandOptionType, ApplicationCommandType } from 'discord.js';
+// The slash commands skillbot registers (`/ask`, `/skill`, `/skills`), to a guild or globally.
+import { ApplicationCommandOptionType, ApplicationCommandType, ComponentType } from 'discord.js';
 import type { Skill } from '../../src/skills/types.ts';
 
 /** Guild (0) and the bot's DMs (1); installed to servers (0). */
@@ -36,6 +37,9 @@ export const SLASH_COMMANDS = [
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+/** The id followed by Claude Code's `argument-hint` when the skill has one: `release-notes [version]`. */
+const withHint = (skill: Skill): string => (skill.argumentHint ? `${skill.id} ${clip(skill.argumentHint, 40)}` : skill.id);
+
 /** Up to 25 autocomplete choices for what was typed: id prefix first, then id, then description matches. */
 export function skillChoices(skills: readonly Skill[], typed: string): Array<{ name: string; value: string }> {
   const query = typed.trim().toLowerCase();
@@ -49,12 +53,40 @@ export function skillChoices(skills: readonly Skill[], typed: string): Array<{ n
     .filter((entry) => entry.rank < 3)
     .sort((a, b) => a.rank - b.rank || a.skill.id.localeCompare(b.skill.id))
     .slice(0, 25)
-    .map(({ skill }) => ({ name: clip(`${skill.id} — ${skill.description.replace(/\s+/g, ' ')}`, 100), value: skill.id }));
+    .map(({ skill }) => ({ name: clip(`${withHint(skill)} — ${skill.description.replace(/\s+/g, ' ')}`, 100), value: skill.id }));
 }
 
-/** The `/skills` answer. */
-export function skillList(skills: readonly Skill[]): string {
-  if (skills.length === 0) return 'No skills are enabled in this channel.';
-  const lines = skills.map((skill) => `• \`${skill.id}\` — ${clip(skill.description.replace(/\s+/g, ' '), 200)}`);
-  return [`**Skills you can use here** (${skills.length}). Run one with \`/skill\`, or just ask.`, ...lines].join('\n');
+/** Components V2 holds at most 4,000 characters of text per message; a page stays well inside. */
+const PAGE_TEXT = 3500;
+const ACCENT = 0x5865f2;
+
+/**
+ * The `/skills` answer as Components V2 messages (flag IS_COMPONENTS_V2): one container per message, the
+ * heading, then the skills (id, argument hint, description) in text blocks, then how to run one.
+ */
+export function skillListPages(skills: readonly Skill[]): unknown[][] {
+  const text = (content: string) => ({ type: ComponentType.TextDisplay, content });
+  if (skills.length === 0) return [[{ type: ComponentType.Container, components: [text('No skills are enabled in this channel.')] }]];
+  const lines = skills.map((skill) => `**\`${skill.id}\`**${skill.argumentHint ? ` ${clip(skill.argumentHint, 40)}` : ''} — ${clip(skill.description.replace(/\s+/g, ' '), 200)}`);
+  const blocks: string[][] = [[]];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > PAGE_TEXT) {
+      blocks.push([]);
+      size = 0;
+    }
+    blocks[blocks.length - 1]?.push(line);
+    size += line.length + 1;
+  }
+  return blocks.map((block, index) => [
+    {
+      type: ComponentType.Container,
+      accent_color: ACCENT,
+      components: [
+        ...(index === 0 ? [text(`### Skills you can use here (${skills.length})`), { type: ComponentType.Separator }] : []),
+        text(block.join('\n')),
+        ...(index === blocks.length - 1 ? [text('-# Run one with `/skill`, or just ask.')] : []),
+      ],
+    },
+  ]);
 }

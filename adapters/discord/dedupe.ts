@@ -1,4 +1,4 @@
-// Each Discord interaction answered once across instances (messages use src/chats/deliveryDedupe.ts).
+// Each Discord interaction answered once across instances (messages go through app.dispatcher.accept).
 import type { Store } from '../../src/store/types.ts';
 
 /** An interaction cannot be answered after its token's 15 minutes: remembering it a little longer is enough. */

@@ -1,3 +1,4 @@
+// The few REST calls the adapter makes itself (messages, threads, files, typing), none of which pings anyone.
 import { randomBytes } from 'node:crypto';
 import { DiscordAPIError, type REST, Routes } from 'discord.js';
 import { z } from 'zod';
@@ -10,9 +11,22 @@ export interface MessageBody {
   components?: unknown[];
   /** Users this message may notify (the approval question notifies its requester); nobody else ever. */
   notify?: string[];
+  /** Text files attached to a new message (an approval question too long to show whole). */
+  files?: Array<{ name: string; content: string }>;
 }
 
 const created = z.object({ id: z.string() });
+
+/** A message as GET /channels/{id}/messages returns it (the fields the adapter reads). */
+const listedMessage = z.object({
+  id: z.string(),
+  content: z.string().default(''),
+  timestamp: z.string(),
+  author: z.object({ id: z.string(), username: z.string(), global_name: z.string().nullish(), bot: z.boolean().optional() }),
+  member: z.object({ nick: z.string().nullish() }).optional(),
+  attachments: z.array(z.object({ filename: z.string() })).default([]),
+});
+export type ListedMessage = z.infer<typeof listedMessage>;
 
 /** Discord's error code for a failed call, when Discord gave one. */
 export function discordErrorCode(error: unknown): number | undefined {
@@ -37,8 +51,27 @@ export class DiscordApi {
 
   /** Posts a message. The nonce makes Discord drop a duplicate if the REST client retries after a lost answer. */
   async post(channelId: string, message: MessageBody): Promise<string> {
+    const files = message.files ?? [];
+    const body = {
+      ...this.body(message),
+      nonce: randomBytes(12).toString('base64url'),
+      enforce_nonce: true,
+      ...(files.length > 0 ? { attachments: files.map((file, index) => ({ id: index, filename: file.name })) } : {}),
+    };
+    const raw = files.map((file) => ({ name: file.name, data: Buffer.from(file.content, 'utf8'), contentType: 'text/plain; charset=utf-8' }));
+    return created.parse(await this.rest.post(Routes.channelMessages(channelId), { body, ...(raw.length > 0 ? { files: raw } : {}) })).id;
+  }
+
+  /** Posts a message carrying one file (multipart: the body as payload_json, the bytes as files[0]). */
+  async postFile(channelId: string, message: MessageBody, file: { name: string; bytes: Uint8Array }): Promise<string> {
     const body = { ...this.body(message), nonce: randomBytes(12).toString('base64url'), enforce_nonce: true };
-    return created.parse(await this.rest.post(Routes.channelMessages(channelId), { body })).id;
+    return created.parse(await this.rest.post(Routes.channelMessages(channelId), { body, files: [{ name: file.name, data: Buffer.from(file.bytes) }] })).id;
+  }
+
+  /** Up to `limit` (≤ 100) messages of a channel before a message, newest first. */
+  async messagesBefore(channelId: string, before: string, limit: number): Promise<ListedMessage[]> {
+    const query = new URLSearchParams({ before, limit: String(Math.min(Math.max(limit, 1), 100)) });
+    return z.array(listedMessage).parse(await this.rest.get(Routes.channelMessages(channelId), { query }));
   }
 
   async edit(channelId: string, messageId: string, message: MessageBody): Promise<void> {

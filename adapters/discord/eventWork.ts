@@ -1,3 +1,4 @@
+// Gateway events being handled, so that stop() lets them end before the client goes.
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** Gateway events being handled (a message being queued, a command, a click), so that stop() can let them end. */

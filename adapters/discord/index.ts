@@ -1,4 +1,6 @@
+// The Discord platform for `skillbot start` (discord.js 14 over the gateway).
 import type { PlatformLauncher } from '../../src/cli.ts';
+import { discordEnabled } from './enabled.ts';
 import { type DiscordOptions, startDiscord } from './platform.ts';
 
 export { DiscordStartError, type DiscordOptions } from './platform.ts';
@@ -7,7 +9,7 @@ export { DiscordStartError, type DiscordOptions } from './platform.ts';
 export function createDiscordLauncher(options: DiscordOptions = {}): PlatformLauncher {
   return {
     name: 'discord',
-    enabled: (config) => Boolean(config.discord.token),
+    enabled: discordEnabled,
     start: (app) => startDiscord(app, options),
   };
 }

@@ -1,20 +1,23 @@
+// Slash commands, autocomplete and buttons (approval, Stop): each acknowledged within Discord's 3 seconds.
 import { type AutocompleteInteraction, type ChatInputCommandInteraction, type Interaction, MessageFlags } from 'discord.js';
 import type { Engine } from '../../src/agent/engine.ts';
-import type { ApprovalRuntime } from '../../src/hitl/approvals.ts';
+import type { ApprovalRuntime } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { IncomingMessage } from '../../src/platform.ts';
 import type { SkillRegistry } from '../../src/skills/registry.ts';
 import type { Store } from '../../src/store/types.ts';
-import { answerApprovalClick, type DiscordApprovalPresenter } from './approvals.ts';
+import { answerApprovalClick } from './approvalClicks.ts';
+import type { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import type { ChatActivity } from './chatActivity.ts';
 import type { CommandReplies } from './commandReplies.ts';
-import { skillChoices, skillList } from './commands.ts';
+import { skillChoices, skillListPages } from './commands.ts';
 import { claimInteraction } from './dedupe.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 import { NO_THREAD_TEXT, threadName } from './messages.ts';
 import { InteractionOutlet } from './outlets.ts';
 import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
-import { splitMessage } from './split.ts';
+import { answerStopClick, STOP_PREFIX } from './stop.ts';
+import type { TurnStops } from '../../src/chats/stop.ts';
 import type { DiscordTurns } from './turns.ts';
 
 export interface InteractionDeps {
@@ -27,9 +30,10 @@ export interface InteractionDeps {
   threads: ThreadDirectory;
   turns: DiscordTurns;
   replies: CommandReplies;
-  /** Queues the turn durably (`app.dispatcher.submit`); resolves once it is in the store. */
+  /** Queues the turn durably (`app.dispatcher.accept`); resolves once it is in the store, rejects if it is not. */
   submit: (message: IncomingMessage) => Promise<void>;
   store: Store;
+  stops: TurnStops;
   log: Logger;
 }
 
@@ -42,12 +46,17 @@ function quote(text: string): string {
   return clipped.split('\n').map((line) => `> ${line}`).join('\n');
 }
 
+/** `/skills`, privately, as Components V2 containers (one per page of skills). */
 async function listSkills(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   const worldId = worldOf(await whereOf(interaction, deps));
-  const [first = '', ...rest] = splitMessage(worldId === undefined ? 'I cannot tell which channel this is.' : skillList(deps.engine.allowedSkills(worldId)));
-  await interaction.editReply({ content: first });
-  for (const chunk of rest) await interaction.followUp({ content: chunk, flags: MessageFlags.Ephemeral });
+  if (worldId === undefined) {
+    await interaction.editReply({ content: 'I cannot tell which channel this is.' });
+    return;
+  }
+  const [first = [], ...rest] = skillListPages(deps.engine.invocableSkills(worldId));
+  await interaction.editReply({ flags: MessageFlags.IsComponentsV2, components: first as never });
+  for (const page of rest) await interaction.followUp({ flags: MessageFlags.Ephemeral | MessageFlags.IsComponentsV2, components: page as never });
 }
 
 /** Names a skill that does not exist: answered privately at once, before any model call. */
@@ -65,7 +74,8 @@ async function refuseUnknownSkill(interaction: ChatInputCommandInteraction, id: 
  */
 async function startTurn(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
   const skillId = interaction.commandName === 'skill' ? interaction.options.getString('id', true).trim() : undefined;
-  if (skillId !== undefined && !deps.registry.current().get(skillId)) return refuseUnknownSkill(interaction, skillId, deps);
+  // A `user-invocable: false` skill is the model's alone: to a person's command it does not exist.
+  if (skillId !== undefined && deps.registry.current().get(skillId)?.userInvocable !== true) return refuseUnknownSkill(interaction, skillId, deps);
   const args = interaction.options.getString(skillId === undefined ? 'prompt' : 'args') ?? '';
   const text = skillId === undefined ? args : `/skill ${skillId} ${args}`.trim();
   const response = await interaction.deferReply({ withResponse: true });
@@ -76,7 +86,7 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
     await interaction.editReply({ content: 'I cannot work in this kind of channel.' });
     return;
   }
-  if (skillId !== undefined && !deps.engine.allowedSkills(worldId).some((skill) => skill.id === skillId)) {
+  if (skillId !== undefined && !deps.engine.invocableSkills(worldId).some((skill) => skill.id === skillId)) {
     await interaction.editReply({ content: `The skill \`${skillId}\` is not enabled in this channel.` });
     return;
   }
@@ -124,7 +134,7 @@ async function autocomplete(interaction: AutocompleteInteraction, deps: Interact
     await interaction.respond([]);
     return;
   }
-  await interaction.respond(skillChoices(deps.engine.allowedSkills(worldId), String(focused.value)));
+  await interaction.respond(skillChoices(deps.engine.invocableSkills(worldId), String(focused.value)));
 }
 
 /** Every interaction: slash commands, autocomplete, approval buttons. Each is handled by one instance. */
@@ -133,6 +143,7 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
   if (!(await claimInteraction(deps.store, interaction.id))) return;
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
+    else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
     return;
   }
   if (interaction.isAutocomplete()) return autocomplete(interaction, deps);

@@ -1,23 +1,51 @@
-import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
+// Messages and @mentions: which ones start or continue a chat, each handed to the core's accept step once.
+import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/log.ts';
 import type { IncomingMessage } from '../../src/platform.ts';
+import { attachmentsOf } from './attachments.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';
+import { isStopText, stopFromMessage, type StopDeps, tellNothingRunning } from './stop.ts';
 
 const HINT = 'Ask me something: write your question in words (mention me in a channel, or use `/ask`).';
 export const NO_THREAD_TEXT = 'I could not open a thread here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.';
+export const NEW_CONVERSATION_TEXT = '🆕 A fresh conversation starts here: I no longer see what we said before.';
 export const NOT_QUEUED_TEXT = 'I could not take this message just now (my storage did not answer). Please send it again in a moment.';
 
 export interface MessageDeps {
   botId: () => string | undefined;
   api: DiscordApi;
   threads: ThreadDirectory;
-  /** Queues the turn durably (`app.dispatcher.submit`); resolves once it is in the store. */
-  submit: (message: IncomingMessage) => Promise<void>;
-  /** Message ids claimed in the store, so gateway replays and other instances act on a message once. */
-  dedupe: DeliveryDedupe;
+  /**
+   * The core's accept step (`app.dispatcher.accept`): dedupes the message id, so gateway replays and other
+   * instances act on a message once, and queues the turn durably, in one atomic store step.
+   */
+  accept: (message: IncomingMessage | undefined, deliveryKeys: string[]) => Promise<AcceptResult>;
   log: Logger;
+  /** "stop" in a chat stops its running turn at once, ahead of its queue. */
+  stop: StopDeps;
+  /** `/new` in a DM: the chat's history is forgotten. */
+  newConversation: (chatId: string) => Promise<void>;
+}
+
+/**
+ * Messages that control the chat rather than ask something: "stop" in a chat, `/new` in a DM. Returns what to do
+ * for one (undefined for a question).
+ */
+function controlOf(message: Message, location: Location, text: string, deps: MessageDeps): (() => Promise<void>) | undefined {
+  // "@skillbot stop" in a channel: no turn runs there (each works in its own thread), and no thread is opened for it.
+  if (location.kind === 'channel' && isStopText(text)) return () => tellNothingRunning(message, deps.stop);
+  if (location.kind !== 'dm' && location.kind !== 'botThread' && location.kind !== 'otherThread') return undefined;
+  const { place } = location;
+  if (isStopText(text)) return () => stopFromMessage(message, place, deps.stop);
+  if (location.kind === 'dm' && text.trim().toLowerCase() === '/new') {
+    return async () => {
+      await deps.newConversation(place.chatId);
+      await deps.api.post(message.channelId, { content: NEW_CONVERSATION_TEXT });
+    };
+  }
+  return undefined;
 }
 
 /** The text without the bot's own mentions: `<@id>`, the older `<@!id>`, and its managed role `<@&role>`. */
@@ -69,7 +97,8 @@ async function placeOf(message: Message, location: Location, text: string, deps:
  * A message from a person. A DM is always its channel's chat; a message in a bot thread continues that chat
  * without a mention; an @mention in a text channel opens a public thread on the message and works there; an
  * @mention in someone else's thread adopts that thread. Everything else is not for the bot. The message id is
- * marked handled only once its turn is queued, so one that could not be queued is taken again if redelivered.
+ * claimed together with queueing its turn (one atomic step), so one that could not be queued is taken again if
+ * redelivered.
  */
 export async function onMessage(message: Message, deps: MessageDeps): Promise<void> {
   const botId = deps.botId();
@@ -80,21 +109,23 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const mentioned = message.mentions.users.has(botId) || botRoles.length > 0;
   const addressed = location.kind === 'dm' || location.kind === 'botThread' || (mentioned && location.kind !== 'unknown');
   if (!addressed) return;
-  const claim = await deps.dedupe.take([`discord:message:${message.id}`]);
-  if (!claim) return;
+  const keys = [`discord:message:${message.id}`];
   const text = withoutMention(message.content, botId, botRoles);
-  let place: Place | undefined;
-  try {
-    if (text === '') {
-      await deps.api.post(message.channelId, { content: HINT });
-    } else {
-      place = await placeOf(message, location, text, deps);
-      if (place) await deps.submit({ worldId: place.worldId, chatId: place.chatId, userId: message.author.id, text });
-    }
-  } catch (error) {
-    await claim.abandon().catch((abandonError: unknown) => deps.log.warn({ err: abandonError, messageId: message.id }, 'releasing a message claim failed'));
-    if (place) await deps.api.post(place.channelId, { content: NOT_QUEUED_TEXT }).catch((postError: unknown) => deps.log.debug({ err: postError }, 'saying so failed too'));
-    throw error;
+  const files = attachmentsOf(message);
+  // A hint for an empty message, "stop" and `/new` are handled here, once (their keys remembered), not queued.
+  const control = text === '' && files.length === 0 ? () => deps.api.post(message.channelId, { content: HINT }).then(() => undefined) : controlOf(message, location, text, deps);
+  if (control) {
+    if ((await deps.accept(undefined, keys)) === 'queued') await control();
+    return;
   }
-  await claim.done();
+  // A replay finds the thread opened on the message (placeOf) and is then a duplicate for accept.
+  const place = await placeOf(message, location, text, deps);
+  if (!place) return;
+  const accepted = await deps.accept(
+    { worldId: place.worldId, chatId: place.chatId, userId: message.author.id, text, ref: message.id, ...(files.length > 0 ? { files } : {}) },
+    keys,
+  );
+  if (accepted === 'refused') {
+    await deps.api.post(place.channelId, { content: NOT_QUEUED_TEXT }).catch((postError: unknown) => deps.log.debug({ err: postError }, 'saying so failed too'));
+  }
 }

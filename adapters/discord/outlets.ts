@@ -1,3 +1,4 @@
+// Where one turn's status line and answer go: channel messages, or a slash command's own reply.
 import type { ChatInputCommandInteraction } from 'discord.js';
 import type { Logger } from '../../src/log.ts';
 import type { ActivityWatch } from './chatActivity.ts';
@@ -7,8 +8,8 @@ import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 export interface Outlet {
   /** The channel the typing indicator shows in. */
   readonly channelId: string;
-  /** Shows or updates the turn's one status line. */
-  status(text: string): Promise<void>;
+  /** Shows or updates the turn's one status line, with the turn's controls (its Stop button) under it. */
+  status(text: string, components?: unknown[]): Promise<void>;
   /** Delivers the answer (already split to Discord's size); the status line is replaced or removed. */
   answer(chunks: string[]): Promise<void>;
   /** This instance stops before answering (another instance, or this one restarted, answers): tidy up. */
@@ -29,17 +30,19 @@ export class ChannelOutlet implements Outlet {
     private readonly posted: () => void = () => undefined,
   ) {}
 
-  async status(text: string): Promise<void> {
+  async status(text: string, components?: unknown[]): Promise<void> {
+    const body = { content: text, ...(components ? { components } : {}) };
     if (this.#statusId !== undefined) {
       try {
-        await this.api.edit(this.channelId, this.#statusId, { content: text });
+        await this.api.edit(this.channelId, this.#statusId, body);
         return;
       } catch (error) {
         // Deleted by someone: post a new one.
         this.log.debug({ err: error }, 'editing the status message failed');
       }
     }
-    this.#statusId = await this.post(text);
+    this.#statusId = await this.api.post(this.channelId, body);
+    this.posted();
   }
 
   async answer(chunks: string[]): Promise<void> {
@@ -57,8 +60,8 @@ export class ChannelOutlet implements Outlet {
     if (statusId !== undefined) await this.api.remove(this.channelId, statusId);
   }
 
-  async post(content: string): Promise<string> {
-    const id = await this.api.post(this.channelId, { content });
+  async post(content: string, components?: unknown[]): Promise<string> {
+    const id = await this.api.post(this.channelId, { content, ...(components?.length ? { components } : {}) });
     this.posted();
     return id;
   }
@@ -121,15 +124,16 @@ export class InteractionOutlet implements Outlet {
     }
   }
 
-  async #setOriginal(content: string): Promise<boolean> {
-    if (await this.#viaWebhook(() => this.interaction.editReply({ content }))) return true;
+  /** Without `components` the reply's buttons go: only a running turn's status line carries any. */
+  async #setOriginal(content: string, components: unknown[] = []): Promise<boolean> {
+    if (await this.#viaWebhook(() => this.interaction.editReply({ content, components: components as never }))) return true;
     if (this.originalId === undefined) return false;
-    await this.api.edit(this.channelId, this.originalId, { content });
+    await this.api.edit(this.channelId, this.originalId, { content, components });
     return true;
   }
 
-  async status(text: string): Promise<void> {
-    await this.#setOriginal(text);
+  async status(text: string, components?: unknown[]): Promise<void> {
+    await this.#setOriginal(text, components);
   }
 
   async answer(chunks: string[]): Promise<void> {

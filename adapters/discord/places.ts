@@ -1,3 +1,4 @@
+// Discord's places as skillbot ids: a channel or DM is a world, a thread or DM a chat.
 import type { Channel } from 'discord.js';
 import { chatId, discordWorldId, parseChatId } from '../../src/chats/ids.ts';
 import type { Store } from '../../src/store/types.ts';

@@ -1,11 +1,11 @@
-import { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
+// Starts Discord: the client, the commands, the presenter and the port the durable queue answers chats through.
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, Events, type Interaction, MessageFlags } from 'discord.js';
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import type { Logger } from '../../src/log.ts';
 import type { IncomingMessage } from '../../src/platform.ts';
-import { DiscordApprovalPresenter } from './approvals.ts';
+import { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import { ChatActivity } from './chatActivity.ts';
 import { createDiscordClient } from './client.ts';
 import { CommandReplies } from './commandReplies.ts';
@@ -86,14 +86,23 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   const activity = new ChatActivity();
   const replies = new CommandReplies(log);
   const hints = new TurnHints(app.store, log);
-  const turns = new DiscordTurns(api, replies, hints, activity, log);
+  const turns = new DiscordTurns(api, replies, hints, activity, log, { maxBytes: app.config.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) }, () => client.user?.id);
   const presenter = new DiscordApprovalPresenter(api, activity, log);
   const work = new EventWork();
-  const submit = (message: IncomingMessage) => app.dispatcher.submit(message);
-  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, log };
-  // Gateway resumes replay events within minutes: an hour of memory is plenty.
-  const dedupe = new DeliveryDedupe(app.store, { ttlMs: 60 * 60_000, onDuplicate: () => app.metrics.dedupeHits.inc({ platform: 'discord' }) });
-  const messageDeps = { botId: () => client.user?.id, api, threads, submit, dedupe, log };
+  // An interaction is claimed by its id (claimInteraction) before this: it needs no delivery keys of its own.
+  const submit = async (message: IncomingMessage) => {
+    if ((await app.dispatcher.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
+  };
+  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log };
+  const messageDeps = {
+    botId: () => client.user?.id,
+    api,
+    threads,
+    accept: app.dispatcher.accept.bind(app.dispatcher),
+    log,
+    stop: { stops: app.stops, threads, api, log },
+    newConversation: (chatId: string) => app.engine.newConversation(chatId),
+  };
 
   logConnection(client, log);
   client.on(Events.MessageCreate, (message) => {

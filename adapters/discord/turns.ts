@@ -1,6 +1,8 @@
 // How the core's durable queue answers a Discord chat, from its id alone, on whichever instance runs the turn.
 import type { Logger } from '../../src/log.ts';
-import type { IncomingMessage, PlatformPort, TurnSink } from '../../src/platform.ts';
+import type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, PlatformPort, TurnSink } from '../../src/platform.ts';
+import { downloadAttachment } from './attachments.ts';
+import { readDiscordContext } from './threadContext.ts';
 import type { ChatActivity } from './chatActivity.ts';
 import { type CommandReplies, turnKey } from './commandReplies.ts';
 import type { DiscordApi } from './discordApi.ts';
@@ -28,34 +30,54 @@ export class DiscordTurns implements PlatformPort {
     private readonly hints: TurnHints,
     private readonly activity: ChatActivity,
     private readonly log: Logger,
+    private readonly files: { apiUrl?: string; maxBytes: number } = { maxBytes: 10 * 1024 * 1024 },
+    /** The bot's user id, once logged in: its own earlier messages are marked in the context. */
+    private readonly botId: () => string | undefined = () => undefined,
   ) {}
+
+  /** What was said before the message, read from the channel on whichever instance runs the turn. */
+  readContext(message: IncomingMessage, request: ContextRequest): Promise<ContextMessage[]> {
+    return readDiscordContext(this.api, this.botId(), message, request);
+  }
+
+  /** Any instance can fetch a message's attachments again from their URLs. */
+  fetchFile(file: MessageFile): Promise<Uint8Array> {
+    return downloadAttachment(file, this.files);
+  }
 
   /** Ordinary messages in a chat's channel; each post tells a command reply waiting in that chat. */
   channelOutlet(chatId: string, channelId: string): ChannelOutlet {
     return new ChannelOutlet(this.api, channelId, this.log, () => this.activity.posted(chatId));
   }
 
-  sinkFor(message: IncomingMessage): TurnSink {
+  sinkFor(message: IncomingMessage, turnId?: string): TurnSink {
     const channelId = channelOfChat(message.chatId);
     const log = this.log.child({ chatId: message.chatId });
     const reply = this.replies.take(message);
     if (!reply) this.hints.announce(message.chatId, turnKey(message));
     const outlet: Outlet = reply ?? this.channelOutlet(message.chatId, channelId);
-    const sink = createTurnSink(outlet, this.api, log);
+    const sink = createTurnSink(outlet, this.api, log, turnId);
     const live: LiveTurn = { sink, outlet };
     this.#live.add(live);
+    const answer = async (markdown: string) => {
+      // Answering from here on: a stop must not overwrite what this posts.
+      this.#live.delete(live);
+      try {
+        await sink.reply(markdown);
+      } finally {
+        outlet.close?.();
+      }
+    };
     return {
       progress: (text) => sink.progress(text),
       retrying: (reason) => sink.retrying?.(reason),
-      reply: async (markdown) => {
-        // Answering from here on: a stop must not overwrite what this posts.
-        this.#live.delete(live);
-        try {
-          await sink.reply(markdown);
-        } finally {
-          outlet.close?.();
-        }
+      reply: answer,
+      upload: async (file) => {
+        await this.api.postFile(channelId, { content: `📎 ${file.title}` }, file);
+        this.activity.posted(message.chatId);
       },
+      // A mention that notifies nobody (the bot's messages never ping).
+      stopped: (userId) => answer(/^\d+$/.test(userId) ? `Stopped by <@${userId}>.` : `Stopped by ${userId}.`),
     };
   }
 

@@ -2,9 +2,9 @@
 // someone who may answer; anyone else is told why, privately, and nothing changes.
 import type { App as BoltApp } from '@slack/bolt';
 import type { App } from '../../src/app.ts';
-import type { ApprovalRecord } from '../../src/hitl/types.ts';
+import type { ApprovalRecord } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { optionOfAction, outcomeText } from './approvalBlocks.ts';
+import { optionOfAction, outcomeText } from './approvalCard.ts';
 import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { parseMessageRef, slackWorldId } from './ids.ts';
 import { approvalClickSchema } from './payloads.ts';

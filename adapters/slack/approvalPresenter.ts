@@ -1,12 +1,13 @@
 // Puts approval questions into Slack threads and marks them resolved, from any instance (the record holds
 // the message's channel and ts).
-import type { ApprovalPresenter, ApprovalRecord } from '../../src/hitl/types.ts';
+import type { ApprovalPresenter, ApprovalRecord } from '../../src/approvals/index.ts';
 import {
+  approvalAttachment,
   approvalBlocks,
   approvalFallbackText,
   resolvedBlocks,
   resolvedFallbackText,
-} from './approvalBlocks.ts';
+} from './approvalCard.ts';
 import { messageRef, parseMessageRef, slackThreadOf } from './ids.ts';
 import type { SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
@@ -18,6 +19,17 @@ export class SlackApprovalPresenter implements ApprovalPresenter {
   async present(record: ApprovalRecord): Promise<string | undefined> {
     const place = slackThreadOf(record.chatId);
     if (place === undefined) throw new Error(`not a Slack chat id: ${record.chatId}`);
+    // Too long for the card: the whole text goes first, as a file in the thread, so it is there before the
+    // buttons are. If it cannot be shared the card is not posted either (the default answer, no, applies).
+    const attachment = approvalAttachment(record);
+    if (attachment !== undefined) {
+      await this.api.uploadText({
+        channel: place.channelId,
+        threadTs: place.threadTs,
+        ...attachment,
+        comment: 'Everything the approval question below covers, in full.',
+      });
+    }
     const ts = await this.api.post({
       channel: place.channelId,
       threadTs: place.threadTs,

@@ -1,7 +1,7 @@
 // Slash commands: `/skills` lists this world's skills privately; `/skill ID [args]` runs one in a new thread.
 import type { App as BoltApp, RespondFn } from '@slack/bolt';
 import { closestIds } from '../../src/skills/closest.ts';
-import { person } from './approvalBlocks.ts';
+import { person } from './approvalCard.ts';
 import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { slackWorldId } from './ids.ts';
 import { slashCommandSchema, unescapeSlack, type SlashCommand } from './payloads.ts';
@@ -16,7 +16,7 @@ export interface CommandDeps extends TurnDeps {
 
 const LIST_LIMIT = 3500;
 const DESCRIPTION_LIMIT = 160;
-export const SKILL_USAGE = 'Usage: `/skill ID [args]`. `/skills` lists the skills here. (Slack allows slash commands only outside threads; inside a thread, mention me: `@skillbot use ID to …`.)';
+export const SKILL_USAGE = 'Usage: `/skill ID [args]`. `/skills` lists the skills here. (Slack allows slash commands only outside threads; inside a thread, mention me: `@skillbot /skill ID [args]` or `@skillbot skills`.)';
 
 interface Ephemeral {
   response_type: 'ephemeral';
@@ -30,12 +30,13 @@ function shorten(text: string, limit: number): string {
 }
 
 /** The `/skills` answer: every skill this world may use, id and description. */
-export function skillListText(skills: ReadonlyArray<{ id: string; description: string }>): string {
+export function skillListText(skills: ReadonlyArray<{ id: string; description: string; argumentHint?: string }>): string {
   if (skills.length === 0) return 'No skills are available in this channel.';
   const lines = [`*Skills in this channel* (${skills.length}):`];
   let size = lines[0]?.length ?? 0;
   for (const [index, skill] of skills.entries()) {
-    const line = `• \`${safeText(skill.id)}\`: ${safeText(shorten(skill.description, DESCRIPTION_LIMIT))}`;
+    const hint = skill.argumentHint ? ` ${safeText(shorten(skill.argumentHint, 40))}` : '';
+    const line = `• \`${safeText(skill.id)}\`${hint}: ${safeText(shorten(skill.description, DESCRIPTION_LIMIT))}`;
     if (size + line.length > LIST_LIMIT) {
       lines.push(`…and ${skills.length - index} more.`);
       break;
@@ -69,14 +70,20 @@ async function runSkill(deps: CommandDeps, command: SlashCommand, skill: { id: s
     return;
   }
   try {
-    await startTurn(deps, {
-      teamId: command.team_id,
-      channelId: command.channel_id,
-      threadTs: rootTs,
-      userId: command.user_id,
-      text: `/skill ${skill.id}${skill.args ? ` ${skill.args}` : ''}`,
-      skill,
-    });
+    // The command's own claim (above) already keeps a replay from posting a second root: no delivery keys here.
+    const accepted = await startTurn(
+      deps,
+      {
+        teamId: command.team_id,
+        channelId: command.channel_id,
+        threadTs: rootTs,
+        userId: command.user_id,
+        text: `/skill ${skill.id}${skill.args ? ` ${skill.args}` : ''}`,
+        skill,
+      },
+      [],
+    );
+    if (accepted === 'refused') throw new Error('the /skill turn could not be queued: the store did not answer');
   } finally {
     await delivery.done();
   }
@@ -86,7 +93,7 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
   bolt.command('/skills', async ({ command, ack }) => {
     const parsed = slashCommandSchema.safeParse(command);
     if (!parsed.success) return ack();
-    const skills = deps.app.engine.allowedSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
+    const skills = deps.app.engine.invocableSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
     await ack(ephemeral(skillListText(skills)));
   });
 
@@ -96,7 +103,7 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
     if (!deps.accepting()) return ack(ephemeral('I am restarting; try again in a moment.'));
     const wanted = parseSkillText(parsed.data.text);
     if (wanted === undefined) return ack(ephemeral(SKILL_USAGE));
-    const ids = deps.app.engine.allowedSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id)).map((skill) => skill.id);
+    const ids = deps.app.engine.invocableSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id)).map((skill) => skill.id);
     if (!ids.includes(wanted.id)) {
       const near = closestIds(wanted.id, ids);
       const hint = near.length > 0 ? ` Did you mean ${near.map((id) => `\`${safeText(id)}\``).join(', ')}?` : ' `/skills` lists them.';

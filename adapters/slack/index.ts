@@ -2,15 +2,19 @@
 import { App as BoltApp, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { App } from '../../src/app.ts';
 import type { PlatformLauncher, RunningPlatform } from '../../src/cli.ts';
-import { ConfigError, type Config } from '../../src/config.ts';
+import { ConfigError } from '../../src/config.ts';
 import type { HttpServer } from '../../src/httpServer.ts';
+import { registerAppHome } from './appHome.ts';
 import { registerApprovalClicks } from './approvalClicks.ts';
+import { registerAssistantThreads } from './assistantThreads.ts';
 import { SlackApprovalPresenter } from './approvalPresenter.ts';
 import { boltLogger } from './boltLogger.ts';
 import { registerCommands } from './commands.ts';
+import { slackEnabled } from './enabled.ts';
 import { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { registerMessageEvents, RetryLater } from './messageEvents.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
+import { registerStopClicks } from './stop.ts';
 import { BackgroundTasks } from './tasks.ts';
 import { ThreadMemory } from './threads.ts';
 import { slackPort } from './turns.ts';
@@ -18,10 +22,6 @@ import { slackPort } from './turns.ts';
 export const SLACK_EVENTS_PATH = '/slack/events';
 /** How long stop() lets running Slack work finish (turns waiting on an approval are ended by app.close()). */
 const STOP_GRACE_MS = 5000;
-
-function slackEnabled(config: Config): boolean {
-  return Boolean(config.slack.botToken && (config.slack.signingSecret || config.slack.appToken));
-}
 
 async function whoAmI(api: SlackApi, apiUrl: string | undefined): Promise<Identity> {
   try {
@@ -79,12 +79,16 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
   const tasks = new BackgroundTasks(logger);
   const dedupe = new DeliveryDedupe(app.store, { onDuplicate: () => app.metrics.dedupeHits.inc({ platform: 'slack' }) });
   const turnDeps = { app, api, threads: new ThreadMemory(app.store), tasks, logger };
-  registerMessageEvents(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
+  registerMessageEvents(bolt, { ...turnDeps, accepting: () => accepting });
   registerCommands(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
   registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
+  registerAssistantThreads(bolt, { app, api, logger });
+  registerAppHome(bolt, { app, api, logger });
+  registerStopClicks(bolt, { app, api, dedupe, tasks, logger });
   // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
   app.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
-  const removePort = app.dispatcher.addPort('slack', slackPort(api, app.store, logger));
+  const fileAccess = { token: botToken, maxBytes: app.config.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) };
+  const removePort = app.dispatcher.addPort('slack', slackPort(api, app.store, logger, undefined, fileAccess, identity));
 
   if (receiver instanceof SocketModeReceiver) {
     receiver.client.on('connected', () => (connected = true));

@@ -1,6 +1,8 @@
 // The placeholder a turn shows while it works: posted once, then updated at most once a second, the latest
-// text winning; the final answer replaces it.
+// text winning; the final answer replaces it (or, when the answer was streamed as its own message, it goes).
+// While the turn runs it may carry controls (the Stop button): `blocksFor` adds them to each update.
 import type { Logger } from '../../src/log.ts';
+import type { SlackBlock } from './approvalCard.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 export const MIN_UPDATE_INTERVAL_MS = 1000;
@@ -26,7 +28,12 @@ export class LiveMessage {
     private readonly channel: string,
     private readonly threadTs: string,
     private readonly logger: Logger,
+    private readonly blocksFor?: (text: string) => SlackBlock[],
   ) {}
+
+  #blocks(text: string): { blocks?: SlackBlock[] } {
+    return this.blocksFor ? { blocks: this.blocksFor(text) } : {};
+  }
 
   /**
    * Posts the placeholder, or takes over the one an earlier run of the same turn posted. A failure is logged:
@@ -40,7 +47,7 @@ export class LiveMessage {
         this.show(text);
         return;
       }
-      this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text });
+      this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text, ...this.#blocks(text) });
       await memory?.set(this.#ts);
       this.#schedule();
     })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
@@ -71,6 +78,25 @@ export class LiveMessage {
     }
   }
 
+  /**
+   * Takes the placeholder away (the answer stands in a message of its own). Where it cannot be deleted it is
+   * left reading `text`, without controls.
+   */
+  async remove(text: string): Promise<void> {
+    this.#finished = true;
+    this.#pending = undefined;
+    clearTimeout(this.#timer);
+    await this.#opened;
+    await this.#inFlight;
+    if (this.#ts === undefined) return;
+    try {
+      await this.api.delete({ channel: this.channel, ts: this.#ts });
+    } catch (error) {
+      this.logger.info({ err: slackErrorCode(error) }, 'deleting the placeholder failed; leaving it as a note');
+      await this.api.update({ channel: this.channel, ts: this.#ts, text }).catch(() => undefined);
+    }
+  }
+
   #schedule(): void {
     if (this.#ts === undefined || this.#timer !== undefined || this.#pending === undefined || this.#finished) return;
     const wait = Math.max(0, this.#lastCallAt + MIN_UPDATE_INTERVAL_MS - Date.now());
@@ -87,7 +113,7 @@ export class LiveMessage {
     this.#pending = undefined;
     this.#lastCallAt = Date.now();
     this.#inFlight = this.#inFlight
-      .then(() => this.api.update({ channel: this.channel, ts, text }))
+      .then(() => this.api.update({ channel: this.channel, ts, text, ...this.#blocks(text) }))
       .catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'updating the placeholder failed'))
       .then(() => this.#schedule());
   }

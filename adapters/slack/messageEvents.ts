@@ -1,13 +1,12 @@
 // Messages and @mentions: which ones start or continue a chat, each handled exactly once.
 import type { App as BoltApp } from '@slack/bolt';
-import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
+import { messageFilesOf } from './files.ts';
 import { slackChatId, slackWorldId } from './ids.ts';
 import { eventEnvelopeSchema, messageEventSchema, unescapeSlack, type MessageEvent } from './payloads.ts';
-import { slackErrorCode } from './slackApi.ts';
+import { isStopText, stopInThread } from './stop.ts';
 import { startTurn, type TurnDeps } from './turns.ts';
 
 export interface MessageEventDeps extends TurnDeps {
-  dedupe: DeliveryDedupe;
   /** False while stopping: nothing new starts. */
   accepting: () => boolean;
 }
@@ -44,26 +43,22 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
     if (!(await deps.threads.has(slackChatId(slackWorldId(teamId, event.channel), threadTs)))) return;
   }
   const keys = [`message:${teamId}:${event.channel}:${event.ts}`, ...(eventId ? [`event:${eventId}`] : [])];
-  const delivery = await deps.dedupe.takeOrWait(keys);
-  if (delivery === 'duplicate') {
+  const text = unescapeSlack(stripMention(event.text, botUserId));
+  const files = messageFilesOf(event.files);
+  // Nothing to ask (a bare mention, no words and no file), or "stop", which acts at once, ahead of the chat's
+  // queue (where it would wait behind the very turn it should stop): remembered as handled, not queued.
+  const stop = isStopText(text);
+  const handledHere = (text === '' && files.length === 0) || stop;
+  const accepted = handledHere
+    ? await deps.app.dispatcher.accept(undefined, keys)
+    : await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text, ref: event.ts, ...(files.length > 0 ? { files } : {}) }, keys);
+  if (accepted === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be queued: the store did not answer`);
+  if (accepted === 'duplicate') {
     deps.logger.debug({ eventId, ts: event.ts }, 'duplicate Slack delivery dropped');
     return;
   }
-  if (delivery === 'busy') throw new RetryLater(`delivery ${eventId ?? event.ts} is being handed over elsewhere`);
-  const text = unescapeSlack(stripMention(event.text, botUserId));
-  // Nothing to ask (a bare mention, a file without words): a hint for a mention, silence otherwise.
-  if (text === '') {
-    await delivery.done();
-    if (mentioned) deps.tasks.run('mention hint', () => deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT }));
-    return;
-  }
-  try {
-    await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text });
-  } catch (error) {
-    await delivery.abandon();
-    throw new RetryLater(`the message could not be queued: ${slackErrorCode(error)}`);
-  }
-  await delivery.done();
+  if (stop) deps.tasks.run('stop message', () => stopInThread(deps, { teamId, channelId: event.channel, threadTs, userId }));
+  else if (handledHere && mentioned) deps.tasks.run('mention hint', () => deps.api.post({ channel: event.channel, threadTs, text: EMPTY_MENTION_TEXT }));
 }
 
 /**

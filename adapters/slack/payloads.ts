@@ -1,5 +1,6 @@
 // The shapes of what Slack sends, validated where they enter (events, slash commands, button clicks).
 import { z } from 'zod';
+import { slackFileSchema } from './files.ts';
 
 /** `message` and `app_mention` events, as far as the adapter reads them. */
 export const messageEventSchema = z.object({
@@ -13,6 +14,7 @@ export const messageEventSchema = z.object({
   ts: z.string().regex(/^\d+\.\d+$/),
   thread_ts: z.string().regex(/^\d+\.\d+$/).optional(),
   team: z.string().optional(),
+  files: z.array(slackFileSchema).optional(),
 });
 export type MessageEvent = z.infer<typeof messageEventSchema>;
 

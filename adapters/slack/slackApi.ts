@@ -2,7 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/log.ts';
-import type { SlackBlock } from './approvalBlocks.ts';
+import type { SlackBlock } from './approvalCard.ts';
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 type WebClientOptions = NonNullable<ConstructorParameters<typeof webApi.WebClient>[1]>;
@@ -30,6 +30,18 @@ export interface Identity {
   teamId: string;
   botUserId: string;
   botId: string;
+}
+
+/** A message as conversations.replies and conversations.history return it (the fields the adapter reads). */
+export interface SlackHistoryMessage {
+  ts?: string;
+  user?: string;
+  bot_id?: string;
+  subtype?: string;
+  username?: string;
+  bot_profile?: { name?: string };
+  text?: string;
+  files?: Array<{ name?: string }>;
 }
 
 export interface PostArgs {
@@ -89,6 +101,68 @@ export class SlackApi {
     );
   }
 
+  /**
+   * Starts a streamed message (chat.startStream) holding `markdown`; returns its ts. Outside a DM Slack wants the
+   * person the answer is for. Slack refuses it for apps that are not AI apps, and in older workspaces.
+   */
+  async startStream(args: { channel: string; threadTs: string; markdown: string; recipientTeamId: string; recipientUserId: string }): Promise<string> {
+    const result = await this.#withRateLimit('chat.startStream', () =>
+      this.#client.chat.startStream({
+        channel: args.channel,
+        thread_ts: args.threadTs,
+        markdown_text: args.markdown,
+        recipient_team_id: args.recipientTeamId,
+        recipient_user_id: args.recipientUserId,
+      }),
+    );
+    if (!result.ts) throw new Error('chat.startStream returned no ts');
+    return result.ts;
+  }
+
+  async appendStream(args: { channel: string; ts: string; markdown: string }): Promise<void> {
+    await this.#withRateLimit('chat.appendStream', () =>
+      this.#client.chat.appendStream({ channel: args.channel, ts: args.ts, markdown_text: args.markdown }),
+    );
+  }
+
+  async stopStream(args: { channel: string; ts: string; markdown?: string }): Promise<void> {
+    await this.#withRateLimit('chat.stopStream', () =>
+      this.#client.chat.stopStream({ channel: args.channel, ts: args.ts, ...(args.markdown ? { markdown_text: args.markdown } : {}) }),
+    );
+  }
+
+  async delete(args: { channel: string; ts: string }): Promise<void> {
+    await this.#withRateLimit('chat.delete', () => this.#client.chat.delete({ channel: args.channel, ts: args.ts }));
+  }
+
+  /** The assistant thread's "is working" line under the composer; '' clears it. */
+  async setStatus(args: { channel: string; threadTs: string; status: string }): Promise<void> {
+    await this.#withRateLimit('assistant.threads.setStatus', () =>
+      this.#client.assistant.threads.setStatus({ channel_id: args.channel, thread_ts: args.threadTs, status: args.status }),
+    );
+  }
+
+  async setTitle(args: { channel: string; threadTs: string; title: string }): Promise<void> {
+    await this.#withRateLimit('assistant.threads.setTitle', () =>
+      this.#client.assistant.threads.setTitle({ channel_id: args.channel, thread_ts: args.threadTs, title: args.title }),
+    );
+  }
+
+  async setSuggestedPrompts(args: { channel: string; threadTs: string; title: string; prompts: Array<{ title: string; message: string }> }): Promise<void> {
+    const [first, ...rest] = args.prompts;
+    if (!first) return;
+    await this.#withRateLimit('assistant.threads.setSuggestedPrompts', () =>
+      this.#client.assistant.threads.setSuggestedPrompts({ channel_id: args.channel, thread_ts: args.threadTs, title: args.title, prompts: [first, ...rest] }),
+    );
+  }
+
+  /** The person's App Home tab. */
+  async publishHome(args: { userId: string; blocks: SlackBlock[] }): Promise<void> {
+    await this.#withRateLimit('views.publish', () =>
+      this.#client.views.publish({ user_id: args.userId, view: { type: 'home', blocks: args.blocks as never } }),
+    );
+  }
+
   /** A message only `user` sees. */
   async postEphemeral(args: { channel: string; user: string; text: string; threadTs?: string }): Promise<void> {
     await this.#withRateLimit('chat.postEphemeral', () =>
@@ -99,6 +173,75 @@ export class SlackApi {
         ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
       }),
     );
+  }
+
+  /**
+   * Posts a file into a thread the way Slack now wants: ask for an upload URL, send the bytes there, then
+   * complete the upload into the channel (and thread), with an optional comment. Returns the file's id. Each
+   * step is safe to repeat after a 429.
+   */
+  async uploadFile(args: { channel: string; threadTs?: string; name: string; bytes: Uint8Array; title: string; comment?: string; snippetType?: string }): Promise<string> {
+    const ticket = await this.#withRateLimit('files.getUploadURLExternal', () =>
+      this.#client.files.getUploadURLExternal({ filename: args.name, length: args.bytes.byteLength, ...(args.snippetType ? { snippet_type: args.snippetType } : {}) }),
+    );
+    if (!ticket.upload_url || !ticket.file_id) throw new Error('files.getUploadURLExternal returned no upload URL');
+    const sent = await fetch(ticket.upload_url, {
+      method: 'POST',
+      body: args.bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+      signal: AbortSignal.timeout(15_000),
+    });
+    await sent.body?.cancel();
+    if (!sent.ok) throw new Error(`the upload URL answered HTTP ${sent.status}`);
+    const fileId = ticket.file_id;
+    await this.#withRateLimit('files.completeUploadExternal', () =>
+      this.#client.files.completeUploadExternal({
+        files: [{ id: fileId, title: args.title }],
+        channel_id: args.channel,
+        ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
+        ...(args.comment ? { initial_comment: args.comment } : {}),
+      }),
+    );
+    return fileId;
+  }
+
+  /** Shares a text as a file (a snippet) in a thread; see uploadFile. */
+  uploadText(args: { channel: string; threadTs?: string; filename: string; title: string; content: string; comment?: string }): Promise<string> {
+    const { filename, content, ...rest } = args;
+    return this.uploadFile({ ...rest, name: filename, bytes: Buffer.from(content, 'utf8'), snippetType: 'text' });
+  }
+
+  /**
+   * Messages of a thread (its root first), after `oldest` when given and up to `latest` (both exclusive), at most
+   * `pages` pages of 200 (Slack pages from the oldest).
+   */
+  async threadMessages(channel: string, threadTs: string, latest: string, oldest?: string, pages = 5): Promise<SlackHistoryMessage[]> {
+    const messages: SlackHistoryMessage[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < pages; page += 1) {
+      const result = await this.#withRateLimit('conversations.replies', () =>
+        this.#client.conversations.replies({ channel, ts: threadTs, latest, inclusive: false, limit: 200, ...(oldest ? { oldest } : {}), ...(cursor ? { cursor } : {}) }),
+      );
+      messages.push(...((result.messages ?? []) as SlackHistoryMessage[]));
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) break;
+    }
+    return messages;
+  }
+
+  /** The channel's latest top-level messages before `latest` (exclusive), newest first. */
+  async channelMessages(channel: string, latest: string, limit: number): Promise<SlackHistoryMessage[]> {
+    const result = await this.#withRateLimit('conversations.history', () =>
+      this.#client.conversations.history({ channel, latest, inclusive: false, limit: Math.min(limit, 200) }),
+    );
+    return (result.messages ?? []) as SlackHistoryMessage[];
+  }
+
+  /** A person's display name (their chosen one, else their real name, else their handle). */
+  async displayName(userId: string): Promise<string> {
+    const result = await this.#withRateLimit('users.info', () => this.#client.users.info({ user: userId }));
+    const user = result.user;
+    return user?.profile?.display_name || user?.profile?.real_name || user?.real_name || user?.name || userId;
   }
 
   /** Ends waits for Retry-After at once (shutdown). */

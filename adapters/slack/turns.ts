@@ -1,12 +1,18 @@
 // Hands a Slack message to the core's durable queue; any instance then answers it in its thread.
 import type { App } from '../../src/app.ts';
+import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Logger } from '../../src/log.ts';
-import type { PlatformPort } from '../../src/platform.ts';
+import type { MessageFile, PlatformPort } from '../../src/platform.ts';
+import { downloadSlackFile } from './files.ts';
+import { readSlackContext, type SlackSelf } from './threadContext.ts';
 import type { Store } from '../../src/store/types.ts';
 import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
-import type { SlackApi } from './slackApi.ts';
 import type { BackgroundTasks } from './tasks.ts';
-import { ThreadReply } from './threadReply.ts';
+import { StreamingSupport } from './answerStream.ts';
+import { skillListText } from './commands.ts';
+import { slackErrorCode, type SlackApi } from './slackApi.ts';
+import { safeText } from './slackText.ts';
+import { SlackTurnSink } from './turnSink.ts';
 import type { ThreadMemory } from './threads.ts';
 
 export interface SlackTurn {
@@ -17,6 +23,9 @@ export interface SlackTurn {
   userId: string;
   text: string;
   skill?: { id: string; args: string };
+  files?: MessageFile[];
+  /** The message's ts: the context is read from before it. */
+  ref?: string;
 }
 
 export interface TurnDeps {
@@ -28,14 +37,62 @@ export interface TurnDeps {
 }
 
 /**
- * Remembers the thread and queues the turn durably. Resolves once the message is in the store (so the delivery
- * may be marked done); rejects only if it could not be queued, so the caller can let a redelivery try again.
+ * Remembers the thread and hands the message to the core's accept step, which dedupes it by `deliveryKeys` and
+ * queues it durably in one atomic step. `refused`: nothing was stored, so the delivery must be answered with
+ * an error for Slack to deliver it again.
  */
-export async function startTurn(deps: TurnDeps, turn: SlackTurn): Promise<void> {
+export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: string[]): Promise<AcceptResult> {
   const worldId = slackWorldId(turn.teamId, turn.channelId);
   const chatId = slackChatId(worldId, turn.threadTs);
-  await deps.threads.remember(chatId, turn.userId);
-  await deps.app.dispatcher.submit({ worldId, chatId, userId: turn.userId, text: turn.text, ...(turn.skill ? { skill: turn.skill } : {}) });
+  // Slack runs no slash command inside a thread: "@skillbot /skill ID args" and "@skillbot skills" stand in.
+  const command = turn.skill ? undefined : threadCommand(turn.text);
+  let skill = turn.skill;
+  let note: string | undefined;
+  if (command?.kind === 'skills') note = skillListText(deps.app.engine.invocableSkills(worldId));
+  else if (command?.kind === 'skill') {
+    if (deps.app.engine.invocableSkills(worldId).some((candidate) => candidate.id === command.id)) skill = { id: command.id, args: command.args };
+    else note = `No skill \`${safeText(command.id)}\` is available in this channel. \`@skillbot skills\` lists them.`;
+  }
+  if (note !== undefined) {
+    // Answered here, without a turn; the delivery is still remembered so a retry posts nothing twice.
+    const accepted = await deps.app.dispatcher.accept(undefined, deliveryKeys);
+    const text = note;
+    if (accepted === 'queued') deps.tasks.run('thread command', () => deps.api.post({ channel: turn.channelId, threadTs: turn.threadTs, text }));
+    return accepted;
+  }
+  try {
+    await deps.threads.remember(chatId, turn.userId);
+  } catch (error) {
+    deps.logger.warn({ err: error, chatId }, 'remembering the thread failed');
+    return 'refused';
+  }
+  const message = {
+    worldId,
+    chatId,
+    userId: turn.userId,
+    text: turn.text,
+    ...(skill ? { skill } : {}),
+    ...(turn.files?.length ? { files: turn.files } : {}),
+    ...(turn.ref ? { ref: turn.ref } : {}),
+  };
+  return deps.app.dispatcher.accept(message, deliveryKeys);
+}
+
+/** `/skill ID args` or `skills` written as a message (the mention already taken out). */
+export function threadCommand(text: string): { kind: 'skill'; id: string; args: string } | { kind: 'skills' } | undefined {
+  const trimmed = text.trim();
+  if (/^\/?skills$/i.test(trimmed)) return { kind: 'skills' };
+  const match = /^\/skill\s+(\S+)\s*([\s\S]*)$/.exec(trimmed);
+  return match?.[1] ? { kind: 'skill', id: match[1], args: (match[2] ?? '').trim() } : undefined;
+}
+
+/** An assistant thread is titled once, after its first question. */
+async function titleThread(api: SlackApi, store: Store, target: { channel: string; threadTs: string }, text: string): Promise<void> {
+  const key = `slack-title:${target.channel}:${target.threadTs}`;
+  if ((await store.get<boolean>('chats', key)) === true) return;
+  const line = text.replace(/\s+/g, ' ').trim();
+  await api.setTitle({ ...target, title: line.length > 60 ? `${line.slice(0, 59)}…` : line || 'skillbot' });
+  await store.set('chats', key, true, PLACEHOLDER_KEEP_MS * 30);
 }
 
 /** A placeholder is worth reusing for as long as a message may be re-run. */
@@ -46,12 +103,27 @@ const PLACEHOLDER_KEEP_MS = 24 * 60 * 60 * 1000;
  * placeholder's ts is kept per turn, so a re-run after a crash edits the same message instead of leaving a
  * stale "Working on it…" behind.
  */
-export function slackPort(api: SlackApi, store: Store, logger: Logger): PlatformPort {
+export function slackPort(
+  api: SlackApi,
+  store: Store,
+  logger: Logger,
+  streaming = new StreamingSupport(),
+  files?: { token: string; apiUrl?: string; maxBytes: number },
+  self?: SlackSelf,
+): PlatformPort {
   return {
+    ...(self ? { readContext: (message, request) => readSlackContext(api, store, self, message, request) } : {}),
+    // Any instance can fetch a message's files again: the URL and the bot token are all it needs.
+    ...(files ? { fetchFile: (file: MessageFile) => downloadSlackFile(file, files) } : {}),
     sinkFor(message, turnId) {
       const thread = slackThreadOf(message.chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${message.chatId}`);
-      const sink = new ThreadReply(api, thread.channelId, thread.threadTs, logger.child({ chatId: message.chatId, turnId }));
+      const log = logger.child({ chatId: message.chatId, turnId });
+      // The bot's DMs are Slack's assistant threads (the split view): they have a status line and a title.
+      const assistantThread = thread.channelId.startsWith('D');
+      const target = { channel: thread.channelId, threadTs: thread.threadTs, teamId: thread.teamId, userId: message.userId, turnId };
+      const sink = new SlackTurnSink(api, target, log, { streaming, status: assistantThread });
+      if (assistantThread) void titleThread(api, store, target, message.text).catch((error: unknown) => log.info({ err: slackErrorCode(error) }, 'setting the thread title failed'));
       const key = `slack-placeholder:${turnId}`;
       sink.open({
         get: () => store.get<string>('chats', key),

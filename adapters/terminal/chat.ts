@@ -1,17 +1,22 @@
+// The terminal chat: a REPL on a terminal, one message per line when piped, approvals as a numbered choice.
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { App } from '../../src/app.ts';
 import { formatUsage } from '../../src/agent/usage.ts';
-import type { ApprovalRecord } from '../../src/hitl/types.ts';
+import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
+import type { ApprovalRecord } from '../../src/approvals/index.ts';
 import type { IncomingMessage, TurnSink } from '../../src/platform.ts';
 import { parseChoice, TerminalPresenter } from './presenter.ts';
+import { terminalSafe } from '../../src/text/visible.ts';
 
 export interface TerminalOptions {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream;
   worldId?: string;
   chatId?: string;
+  /** Where logs go instead of this terminal (said once at the start). */
+  logFile?: string;
 }
 
 const WORLD = 'terminal:local';
@@ -28,9 +33,11 @@ export function terminalChatId(worldId: string, chat: string | undefined): strin
  */
 export async function runTerminalChat(app: App, options: TerminalOptions): Promise<number> {
   const worldId = options.worldId ?? WORLD;
-  const chatId = terminalChatId(worldId, options.chatId);
+  let chatId = terminalChatId(worldId, options.chatId);
   const interactive = options.input.isTTY === true;
-  const write = (text: string) => void options.output.write(text);
+  // Everything printed passes through terminalSafe: the model's (or a script's) ESC, CSI, OSC and C1 controls
+  // show as <U+001B>…, so no text can recolour, retitle, move the cursor or hide a line of the screen.
+  const write = (text: string) => void options.output.write(terminalSafe(text));
   const user = userInfo().username || 'local';
   const presenter = new TerminalPresenter(write);
   const removePresenter = interactive ? app.approvals.addPresenter('terminal', presenter) : () => {};
@@ -42,7 +49,8 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
   app.approvals.on('hitl-option-resolved', onResolved);
 
   const turn = (text: string) => {
-    const message: IncomingMessage = { worldId, chatId, userId: user, text };
+    const skill = parseSkillCommand(text);
+    const message: IncomingMessage = { worldId, chatId, userId: user, text, ...(skill ? { skill } : {}) };
     return app.engine.handleMessage(message, interactive ? streamingSink(write) : pipeSink(write));
   };
 
@@ -51,12 +59,31 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     if (!interactive) {
       for await (const line of rl) {
         if (line.trim() === '') continue;
+        if (line.trim() === '/skills') {
+          write(terminalSkillList(app.engine.invocableSkills(worldId)));
+          continue;
+        }
         await turn(line);
       }
       return 0;
     }
-    write(`skillbot chat: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}). /usage, /quit\n`);
+    write(`skillbot chat: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /usage, /new, /quit; Ctrl-C stops a turn\n`);
+    if (options.logFile) write(`Logs go to ${options.logFile}; warnings also show here.\n`);
     const running = new Set<Promise<unknown>>();
+    // Ctrl-C during a turn stops the turn (its model stream, its script, its question); between turns it quits.
+    rl.on('SIGINT', () => {
+      if (running.size === 0) {
+        rl.close();
+        return;
+      }
+      write('\n  … stopping\n');
+      void app.stops
+        .request({ worldId, chatId, userId: user })
+        .then((result) => {
+          if (result.kind !== 'stopping') write('  … nothing to stop\n');
+        })
+        .catch((error: unknown) => write(`  … could not stop: ${(error as Error).message}\n`));
+    });
     rl.setPrompt('you> ');
     rl.prompt();
     for await (const line of rl) {
@@ -68,6 +95,14 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
         else await app.approvals.respond({ worldId, approvalId: question.id, option, userId: user });
       } else if (text === '/quit' || text === '/exit') {
         break;
+      } else if (text === '/skills') {
+        write(terminalSkillList(app.engine.invocableSkills(worldId)));
+      } else if (text === '/new') {
+        if (running.size > 0) write('A turn is still running: wait for it (or press Ctrl-C), then /new.\n');
+        else {
+          chatId = terminalChatId(worldId, undefined);
+          write(`A fresh conversation: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}).\n`);
+        }
       } else if (text === '/usage') {
         write(`${formatUsage(await app.engine.usage(chatId))}\n`);
       } else if (text !== '') {

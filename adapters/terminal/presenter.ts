@@ -1,4 +1,5 @@
-import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/hitl/types.ts';
+// How an approval looks in the terminal: the question with numbered choices, every invisible character named.
+import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/approvals/index.ts';
 
 const CHOICES: Record<string, ApprovalOption> = { '1': 'yes_once', '2': 'yes_in_session', '3': 'no' };
 

@@ -12,6 +12,8 @@ export interface KillTimeline {
   openQuestionsAtKill?: number;
   openOfAAtKill?: number;
   killedAt?: number;
+  /** The chats the instance held (was answering) when it died: their failover is measured. */
+  chatsOfKilled?: string[];
   restartedAt?: number;
   healthyAgainAt?: number;
   restartError?: string;
@@ -24,6 +26,8 @@ export async function killAndRestart(
     afterAnswered: number;
     /** Open questions, and how many of them this instance asked. */
     openQuestions: () => Promise<{ open: number; ofInstance: number }>;
+    /** The chats this instance holds now (read just before the kill). */
+    chatsHeld: () => Promise<string[]>;
     restartAfterMs: number;
     stopped: AbortSignal;
   },
@@ -43,6 +47,7 @@ export async function killAndRestart(
   timeline.answeredAtKill = answered();
   timeline.openQuestionsAtKill = open.open;
   timeline.openOfAAtKill = open.ofInstance;
+  timeline.chatsOfKilled = await options.chatsHeld();
   timeline.killedAt = Date.now();
   instance.kill();
   await delay(options.restartAfterMs, undefined, { signal: options.stopped }).catch(() => undefined);

@@ -1,6 +1,6 @@
 // The end state of every thread in the fake Slack, read as a person would: which messages got a final reply
 // (and how many), what was posted twice, and bot messages left showing something other than an answer.
-import { PLACEHOLDER_TEXT } from '../../adapters/slack/threadReply.ts';
+import { PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
 import type { FakeSlack } from '../../tests/fakes/slack.ts';
 import { parseFinalReply } from './markers.ts';
 

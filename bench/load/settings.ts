@@ -1,4 +1,5 @@
 // What the load-and-fault run does, from a few LOAD_* variables (defaults are the issue's numbers).
+import { RETRY_SCHEDULES, type RetrySchedule } from './slackTraffic.ts';
 
 export interface LoadSettings {
   chats: number;
@@ -18,10 +19,14 @@ export interface LoadSettings {
   restartAfterMs: number;
   /** The whole run stops after this, reporting what is missing. */
   timeLimitMs: number;
-  /** One message waits this long for its reply before its chat gives up on it (a takeover needs ~35 s: lease + sweep). */
+  /** One message waits this long for its reply before its chat gives up on it (a takeover needs a few seconds). */
   replyTimeoutMs: number;
   /** A dedicated Redis database; it is flushed at the start and the end. */
   redisUrl: string;
+  /** How the platform retries a delivery that was not answered 200 (LOAD_RETRY_SCHEDULE). */
+  retrySchedule: RetrySchedule;
+  /** Failover (kill → first answer of each of the dead instance's chats) p99 must stay within this. */
+  failoverP99Ms: number;
 }
 
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -45,6 +50,8 @@ export function loadSettings(env: NodeJS.ProcessEnv): LoadSettings {
   const turnsPerChat = whole(env, 'LOAD_TURNS', 10, 8, 100);
   const redisUrl = env.LOAD_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
   redisDbOf(redisUrl);
+  const retrySchedule = env.LOAD_RETRY_SCHEDULE || 'slack';
+  if (!(retrySchedule in RETRY_SCHEDULES)) throw new Error(`LOAD_RETRY_SCHEDULE must be one of ${Object.keys(RETRY_SCHEDULES).join(', ')} (got "${retrySchedule}")`);
   return {
     chats,
     turnsPerChat,
@@ -59,5 +66,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): LoadSettings {
     timeLimitMs: whole(env, 'LOAD_TIME_LIMIT_S', 300, 30, 3_600) * 1000,
     replyTimeoutMs: 60_000,
     redisUrl,
+    retrySchedule: retrySchedule as RetrySchedule,
+    failoverP99Ms: 5_000,
   };
 }

@@ -7,10 +7,13 @@ import { clickPayload, eventBody, messageEvent, slackSignature, type ClickInput,
 /** Slack waits 3 s for the 200. */
 const ANSWER_WITHIN_MS = 3_000;
 /**
- * Slack retries three times, at about 0 s, 1 min and 5 min; compressed here, but the last retry still comes after
- * the 30 s delivery lease, as Slack's would, so a claim left by a killed instance can be taken over.
+ * The waits before each retry. `slack`: Slack retries three times, at about 0 s, 1 min and 5 min (compressed here,
+ * the last one still well after a failover). `aggressive`: 0.3, 1 and 2 s, as a proxy, a load balancer or another
+ * platform might: every retry comes before a dead instance's chats are taken over, so a delivery must be accepted
+ * whole by whichever instance takes it, never held half-way by the dead one.
  */
-const RETRY_DELAYS_MS = [0, 2_000, 35_000];
+export const RETRY_SCHEDULES = { slack: [0, 2_000, 35_000], aggressive: [300, 1_000, 2_000] } as const;
+export type RetrySchedule = keyof typeof RETRY_SCHEDULES;
 
 export interface DeliveryResult {
   ok: boolean;
@@ -40,6 +43,7 @@ export class SlackTraffic {
     private readonly signingSecret: string,
     private readonly workspace: RequestWorkspace,
     private readonly stopped: AbortSignal,
+    private readonly retryDelaysMs: readonly number[] = RETRY_SCHEDULES.slack,
   ) {}
 
   /** A fresh message ts, shaped like Slack's. */
@@ -68,10 +72,10 @@ export class SlackTraffic {
     this.counts.deliveries += 1;
     const first = this.#next++;
     const result: DeliveryResult = { ok: false, sentAt: Date.now(), attempts: 0, failures: [] };
-    for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length; attempt++) {
+    for (let attempt = 0; attempt <= this.retryDelaysMs.length; attempt++) {
       if (attempt > 0) {
         this.counts.retries += 1;
-        await delay(RETRY_DELAYS_MS[attempt - 1] ?? 0, undefined, { signal: this.stopped }).catch(() => undefined);
+        await delay(this.retryDelaysMs[attempt - 1] ?? 0, undefined, { signal: this.stopped }).catch(() => undefined);
         if (this.stopped.aborted) break;
       }
       const url = this.eventsUrls[(first + attempt) % this.eventsUrls.length] ?? '';

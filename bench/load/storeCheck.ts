@@ -28,8 +28,18 @@ export class StoreView {
     return typeof record?.instanceId === 'string' ? record.instanceId : undefined;
   }
 
+  /** Chats with messages waiting whose lease an instance of process `pid` holds. */
+  async chatsLeasedBy(pid: number): Promise<string[]> {
+    const held: string[] = [];
+    for (const { chatId } of await this.store.inboxChats()) {
+      const lease = await this.store.get<{ instanceId?: unknown }>('leases', `chat:${chatId}`);
+      if (typeof lease?.instanceId === 'string' && isOfPid(lease.instanceId, pid)) held.push(chatId);
+    }
+    return held;
+  }
+
   async leftovers(): Promise<StoreLeftovers> {
-    const inbox = await this.store.list<unknown>('chats', 'inbox/');
+    const inboxItems = await this.store.inboxSize();
     const approvals = await this.store.list<{ status?: unknown; presentedAt?: unknown }>('approvals', '');
     const pending = approvals.filter((row) => row.value.status === 'pending');
     const audit = await this.store.list<{ kind?: unknown; turnId?: unknown }>('audit', '');
@@ -38,7 +48,7 @@ export class StoreView {
       if (value.kind === 'run' && typeof value.turnId === 'string') runsPerTurn.set(value.turnId, (runsPerTurn.get(value.turnId) ?? 0) + 1);
     }
     return {
-      inboxItems: inbox.length,
+      inboxItems,
       pendingApprovals: pending.length,
       pendingNeverShown: pending.filter((row) => row.value.presentedAt === undefined).length,
       scriptRuns: [...runsPerTurn.values()].reduce((sum, runs) => sum + runs, 0),

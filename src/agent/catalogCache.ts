@@ -2,6 +2,12 @@ import type { WorldSettings } from '../config.ts';
 import { renderCatalog } from '../skills/catalog.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 
+export interface WorldCatalog {
+  text: string;
+  /** False when the budget left skills out: the model then gets find_skills. */
+  complete: boolean;
+}
+
 /**
  * The catalog text per (snapshot, allowed skills). Worlds that allow every skill share the snapshot's own
  * catalog; a world limited to some skills gets its own, rendered once per snapshot: same skills, same bytes.
@@ -11,10 +17,11 @@ export class CatalogCache {
 
   constructor(private readonly budgetChars: number) {}
 
-  private readonly byAllowList = new Map<string, string>();
+  private readonly byAllowList = new Map<string, WorldCatalog>();
 
-  forWorld(snapshot: SkillSnapshot, settings: WorldSettings): string {
-    if (settings.skills.includes('*')) return snapshot.catalog.text;
+  /** The catalog text, and whether it lists every skill the model may use here (else find_skills is offered). */
+  forWorld(snapshot: SkillSnapshot, settings: WorldSettings): WorldCatalog {
+    if (settings.skills.includes('*')) return { text: snapshot.catalog.text, complete: snapshot.catalog.dropped.length === 0 };
     if (snapshot.version !== this.version) {
       this.byAllowList.clear();
       this.version = snapshot.version;
@@ -23,11 +30,12 @@ export class CatalogCache {
     const cached = this.byAllowList.get(key);
     if (cached !== undefined) return cached;
     const allowed = new Set(settings.skills);
-    const text = renderCatalog(
-      snapshot.list().filter((skill) => allowed.has(skill.id)),
+    const result = renderCatalog(
+      snapshot.list().filter((skill) => allowed.has(skill.id) && !skill.disableModelInvocation),
       { budgetChars: this.budgetChars },
-    ).text;
-    this.byAllowList.set(key, text);
-    return text;
+    );
+    const catalog = { text: result.text, complete: result.dropped.length === 0 };
+    this.byAllowList.set(key, catalog);
+    return catalog;
   }
 }

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { type Config, worldAllowsSkill, worldSettings } from '../config.ts';
 import type { History } from '../chats/history.ts';
+import type { TurnRun, TurnStops } from '../chats/stop.ts';
 import type { TurnQueue } from '../chats/turnQueue.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import type { IncomingMessage, TurnSink } from '../platform.ts';
+import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform.ts';
+import { turnContextText } from './threadContext.ts';
+import { fileBlocks, historyFileBlocks, loadMessageFiles, notReadNotice } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
@@ -15,7 +18,7 @@ import { ModelRequestError, type RetryPolicy } from './modelCall.ts';
 import { turnOpening } from './opening.ts';
 import { runSkillTool } from './skillTools.ts';
 import { buildSystemPrompt } from './systemPrompt.ts';
-import { TOOL_DEFINITIONS } from './tools.ts';
+import { TOOL_DEFINITIONS, TOOLS_WITH_SEARCH } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
 
@@ -26,6 +29,8 @@ export interface EngineDeps extends ToolDeps {
   registry: SkillRegistry;
   history: History;
   queue: TurnQueue;
+  /** Running turns, and stops asked for them from any instance. */
+  stops: TurnStops;
   metrics?: Metrics;
   retry?: RetryPolicy;
 }
@@ -33,13 +38,32 @@ export interface EngineDeps extends ToolDeps {
 export interface TurnOutcome {
   turnId: string;
   /** `failed`: our own side broke (store, platform); the user was told, the error logged. */
-  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'failed';
+  /** `stopped`: a person stopped it (the model stream and any script were ended). */
+  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'failed' | 'stopped';
   reply: string;
   usage: UsageTotals;
   durationMs: number;
   /** Of durationMs, the time spent waiting on the model. */
   modelMs: number;
 }
+
+/** The opening's first message (the person's words) with the files' blocks before its text. */
+function withFiles(opening: MessageParam[], blocks: ContentBlockParam[]): MessageParam[] {
+  const [first, ...rest] = opening;
+  if (blocks.length === 0 || first === undefined || typeof first.content !== 'string') return opening;
+  const text = first.content.trim() === '' ? '(No words: the files above are the message.)' : first.content;
+  return [{ role: 'user', content: [...blocks, { type: 'text', text }] }, ...rest];
+}
+
+/** The person's message as its text alone (the file blocks are put back in their history form). */
+function textOnly(message: MessageParam): MessageParam {
+  if (typeof message.content === 'string') return message;
+  const text = message.content.at(-1);
+  return { role: message.role, content: text?.type === 'text' ? text.text : '' };
+}
+
+/** What a stopped turn answers where the platform has no way of naming the person (the terminal). */
+export const stoppedText = (by: string) => `Stopped by ${by}.`;
 
 const unreachableReply =
   'I could not reach Claude just now, so I have no answer yet. Your message is kept: send another message to try again.';
@@ -64,8 +88,13 @@ export class Engine {
    * Runs one turn now, outside the in-process queue: for callers that serialise a chat's turns themselves (the
    * durable queue, under its chat lease). `turnId` is stable across re-runs of the same message.
    */
-  runTurnNow(message: IncomingMessage, sink: TurnSink, turnId: string): Promise<TurnOutcome> {
-    return this.guardedTurn(message, sink, turnId);
+  runTurnNow(message: IncomingMessage, sink: TurnSink, turnId: string, platform?: TurnPlatform): Promise<TurnOutcome> {
+    return this.guardedTurn(message, sink, turnId, platform);
+  }
+
+  /** Starts the chat afresh (`/new`): its history is forgotten; the next message is the first. */
+  async newConversation(chatId: string): Promise<void> {
+    await this.deps.history.clear(chatId);
   }
 
   /** Running token totals of a chat. */
@@ -74,11 +103,13 @@ export class Engine {
   }
 
   /** A turn whose own failures (store down, platform refusing a post) end in one message to the user, not a throw. */
-  private async guardedTurn(message: IncomingMessage, sink: TurnSink, turnId = randomUUID().slice(0, 8)): Promise<TurnOutcome> {
+  private async guardedTurn(message: IncomingMessage, sink: TurnSink, turnId = randomUUID().slice(0, 8), platform?: TurnPlatform): Promise<TurnOutcome> {
     const started = performance.now();
     const log = this.deps.logger.child({ chatId: message.chatId, turnId });
+    let run: TurnRun | undefined;
     try {
-      return await this.runTurn(message, sink, turnId, log, started);
+      run = await this.deps.stops.begin({ turnId, chatId: message.chatId, worldId: message.worldId, requesterId: message.userId });
+      return await this.runTurn(message, sink, turnId, log, started, run, platform);
     } catch (error) {
       log.error({ err: error }, 'turn failed');
       const reply = 'Something went wrong on my side and this message was not answered. Please try again in a moment.';
@@ -88,15 +119,30 @@ export class Engine {
       const durationMs = performance.now() - started;
       this.record('failed', durationMs, 0, emptyUsage());
       return { turnId, status: 'failed', reply, usage: emptyUsage(), durationMs, modelMs: 0 };
+    } finally {
+      await run?.end().catch((error: unknown) => log.warn({ err: error }, 'forgetting the running turn failed'));
     }
   }
 
-  private async runTurn(message: IncomingMessage, sink: TurnSink, turnId: string, log: Logger, started: number): Promise<TurnOutcome> {
+  private async runTurn(
+    message: IncomingMessage,
+    sink: TurnSink,
+    turnId: string,
+    log: Logger,
+    started: number,
+    run: TurnRun,
+    platform: TurnPlatform | undefined,
+  ): Promise<TurnOutcome> {
     const settings = worldSettings(this.deps.config, message.worldId);
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
     const history = await this.deps.history.load(message.chatId);
+    // Fetched on whichever instance runs the turn (a re-run fetches them again): the inbox keeps no bytes.
+    const loaded = await loadMessageFiles(message.files ?? [], platform?.fetchFile?.bind(platform), this.deps.config.files);
+    // What people said around the message: data in the person's turn, never in the (cached) system prompt.
+    const context = await turnContextText(platform, message, history.length > 0, this.deps.config.context, log);
     let approvalsAsked = 0;
+    const notices: string[] = [];
     const turn: TurnContext = {
       turnId,
       nextApprovalKey: () => `${message.chatId}/${turnId}/${approvalsAsked++}`,
@@ -106,21 +152,29 @@ export class Engine {
       settings,
       snapshot,
       history,
+      signal: run.signal,
+      files: loaded.files,
+      fileLimits: this.deps.config.files,
+      ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
+      notice: (text) => void notices.push(text),
       progress: (text) => void Promise.resolve(sink.progress(text)).catch((error) => log.warn({ err: error }, 'progress update failed')),
     };
-    const opening: MessageParam[] = await turnOpening(this.deps, turn, message);
-    const system = buildSystemPrompt(this.catalogs.forWorld(snapshot, settings));
+    const filesIn: ContentBlockParam[] = [...(context === undefined ? [] : [{ type: 'text' as const, text: context }]), ...fileBlocks(loaded)];
+    const opening: MessageParam[] = withFiles(await turnOpening(this.deps, turn, message), filesIn);
+    const catalog = this.catalogs.forWorld(snapshot, settings);
+    const system = buildSystemPrompt(catalog.text);
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     const result = await runLoop({
       client: this.deps.client,
       model: this.deps.config.model,
       maxTokens: this.deps.config.agent.maxTokens,
       system,
-      tools: TOOL_DEFINITIONS,
+      tools: catalog.complete ? TOOL_DEFINITIONS : TOOLS_WITH_SEARCH,
       history,
       opening,
       maxToolRounds: this.deps.config.agent.maxToolRounds,
       retry: this.deps.retry,
+      signal: run.signal,
       runTool: (name, input) => runSkillTool(this.deps, turn, name, input),
       callbacks: {
         onText: sink.partial?.bind(sink),
@@ -130,29 +184,42 @@ export class Engine {
         },
         onTool: (name, input) => {
           log.info({ tool: name, input }, 'tool call');
-          turn.progress(name === 'load_skill' ? 'Loading a skill…' : 'Running a skill script…');
+          turn.progress(progressText(name, input));
         },
       },
     });
-    // The turn's messages are kept even when the model failed: the user's words are never lost.
-    await this.deps.history.appendTurn(message.chatId, turnId, result.messages);
+    const stoppedBy = 'stopped' in result ? (run.stoppedBy ?? message.userId) : undefined;
+    // The turn's messages are kept even when the model failed: the user's words are never lost. A stopped turn
+    // says so in the history, so the model does not take up the stopped work on its own next turn.
+    const turnMessages = filesIn.length === 0 ? result.messages : withFiles(result.messages.slice(0, 1).map(textOnly), historyFileBlocks(filesIn)).concat(result.messages.slice(1));
+    const kept: MessageParam[] =
+      stoppedBy === undefined ? turnMessages : [...turnMessages, { role: 'assistant', content: '(The person stopped this turn here.)' }];
+    await this.deps.history.appendTurn(message.chatId, turnId, kept);
     const usage = { ...result.usage, turns: 1 };
     await this.deps.store.set('usage', message.chatId, mergeUsage(await this.usage(message.chatId), usage));
     let status: TurnOutcome['status'];
     let reply: string;
-    if (result.ok) {
+    if (stoppedBy !== undefined) {
+      status = 'stopped';
+      reply = stoppedText(stoppedBy);
+      log.info({ by: stoppedBy }, 'turn stopped');
+    } else if (result.ok) {
       status = result.capped ? 'capped' : 'answered';
       reply = result.reply || '(The model finished without a written answer.)';
-    } else if (result.error instanceof ModelRequestError) {
+    } else if ('error' in result && result.error instanceof ModelRequestError) {
       status = 'model_refused';
       reply = `I could not get an answer: ${result.error.message}`;
       log.error({ err: result.error.message }, 'model refused the request');
     } else {
       status = 'model_unavailable';
       reply = unreachableReply;
-      log.error({ err: result.error.message }, 'model unavailable');
+      log.error({ err: 'error' in result ? result.error.message : 'stopped' }, 'model unavailable');
     }
-    await sink.reply(reply);
+    // Files over a bound (not read, or not delivered) are named to the person, with the reason.
+    const notice = [notReadNotice(loaded.notRead), ...notices.map((line) => `_${line}_`)].filter(Boolean).join('\n');
+    if (notice !== '' && stoppedBy === undefined) reply = `${reply}\n\n${notice}`;
+    if (stoppedBy !== undefined && sink.stopped) await sink.stopped(stoppedBy);
+    else await sink.reply(reply);
     const durationMs = performance.now() - started;
     this.record(status, durationMs, result.modelMs, usage);
     log.info(
@@ -176,13 +243,13 @@ export class Engine {
     const metrics = this.deps.metrics;
     if (!metrics) return;
     metrics.turns.inc({ status });
-    metrics.turnSeconds.observe(durationMs / 1000);
+    metrics.turnSeconds.observe({ status }, durationMs / 1000);
     metrics.modelSeconds.observe(modelMs / 1000);
     metrics.cacheReadTokens.inc({}, usage.cacheRead);
     metrics.cacheCreationTokens.inc({}, usage.cacheCreation);
   }
 
-  /** Whether a world may use a skill (adapters use it for `/skills` and `/skill`). */
+  /** The skills a world allows (the model's view starts here; App Home and suggestions use it too). */
   allowedSkills(worldId: string) {
     const settings = worldSettings(this.deps.config, worldId);
     return this.deps.registry
@@ -190,4 +257,18 @@ export class Engine {
       .list()
       .filter((skill) => worldAllowsSkill(settings, skill.id));
   }
+
+  /** The skills people may run here with `/skill` (Claude Code's `user-invocable: false` ones are left out). */
+  invocableSkills(worldId: string) {
+    return this.allowedSkills(worldId).filter((skill) => skill.userInvocable);
+  }
+}
+
+/** What a tool call is shown as while it runs ("Loading release-notes…"). */
+function progressText(tool: string, input: unknown): string {
+  const skillId = (input as { skill_id?: unknown } | undefined)?.skill_id;
+  const named = typeof skillId === 'string' && skillId.length <= 100 ? skillId : undefined;
+  if (tool === 'load_skill') return named ? `Loading ${named}…` : 'Loading a skill…';
+  if (tool === 'find_skills') return 'Searching the skills…';
+  return 'Running a skill script…';
 }

@@ -8,7 +8,7 @@ import type {
   ToolUseBlock,
 } from '@anthropic-ai/sdk/resources/messages';
 import { joinUserMessages } from '../chats/history.ts';
-import { DEFAULT_RETRY, type RetryPolicy, streamMessage } from './modelCall.ts';
+import { DEFAULT_RETRY, ModelCallAborted, type RetryPolicy, streamMessage } from './modelCall.ts';
 import { addApiUsage, emptyUsage, type UsageTotals } from './usage.ts';
 
 export interface ToolOutcome {
@@ -38,12 +38,16 @@ export interface LoopInput {
   runTool: ToolRunner;
   callbacks?: LoopCallbacks;
   retry?: RetryPolicy;
+  /** Aborted when a person stops the turn: the model stream ends, and no further round starts. */
+  signal?: AbortSignal;
 }
 
 export type LoopResult =
   | { ok: true; reply: string; messages: MessageParam[]; usage: UsageTotals; rounds: number; capped: boolean; modelMs: number }
   /** The model failed; `messages` holds what the turn produced before that (at least the user's message). */
-  | { ok: false; error: Error; messages: MessageParam[]; usage: UsageTotals; rounds: number; modelMs: number };
+  | { ok: false; error: Error; messages: MessageParam[]; usage: UsageTotals; rounds: number; modelMs: number }
+  /** A person stopped the turn; `messages` holds what it produced before that. */
+  | { ok: false; stopped: true; messages: MessageParam[]; usage: UsageTotals; rounds: number; modelMs: number };
 
 /** Marks the last block of the last message as a cache breakpoint (on a copy: history stays clean). */
 function withCacheBreakpoint(messages: MessageParam[]): MessageParam[] {
@@ -72,7 +76,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   let rounds = 0;
   // Time spent waiting on the model (retries and backoff included), so the rest is the core's own overhead.
   let modelMs = 0;
+  const stopped = () => ({ ok: false as const, stopped: true as const, messages: turn, usage, rounds, modelMs });
   for (;;) {
+    if (input.signal?.aborted) return stopped();
     let message;
     const callStarted = performance.now();
     try {
@@ -87,8 +93,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         },
         { onText: input.callbacks?.onText, onRetry: input.callbacks?.onRetry },
         input.retry ?? DEFAULT_RETRY,
+        input.signal,
       );
     } catch (error) {
+      if (error instanceof ModelCallAborted) {
+        modelMs += performance.now() - callStarted;
+        return stopped();
+      }
       return { ok: false, error: error as Error, messages: turn, usage, rounds, modelMs: modelMs + performance.now() - callStarted };
     }
     modelMs += performance.now() - callStarted;
@@ -105,6 +116,11 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     }
     const results: ToolResultBlockParam[] = [];
     for (const use of toolUses) {
+      // Every tool_use needs its result: a stopped turn answers the rest without running them.
+      if (input.signal?.aborted) {
+        results.push({ type: 'tool_result', tool_use_id: use.id, content: 'Not run: the person stopped the turn.', is_error: true });
+        continue;
+      }
       rounds++;
       input.callbacks?.onTool?.(use.name, use.input);
       const outcome = await input.runTool(use.name, use.input);

@@ -38,7 +38,23 @@ export interface StreamCallbacks {
   onRetry?: (attempt: number, reason: string, delayMs: number) => void;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The turn was stopped while waiting on the model: not a failure, and never retried. */
+export class ModelCallAborted extends Error {
+  override name = 'ModelCallAborted';
+}
+
+/** Waits `ms`, or less when `signal` aborts first. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** An HTTP answer worth retrying; anything else thrown (connection lost, timeout, stream cut midway) is too. */
 function retryableStatus(status: number): boolean {
@@ -75,21 +91,25 @@ export async function streamMessage(
   params: MessageCreateParamsNonStreaming,
   callbacks: StreamCallbacks = {},
   policy: RetryPolicy = DEFAULT_RETRY,
+  signal?: AbortSignal,
 ): Promise<Message> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+    if (signal?.aborted) throw new ModelCallAborted('the turn was stopped');
     try {
-      const stream = client.messages.stream(params, { maxRetries: 0 });
+      // The signal reaches the SDK's fetch: stopping a turn ends its stream at once.
+      const stream = client.messages.stream(params, { maxRetries: 0, ...(signal ? { signal } : {}) });
       if (callbacks.onText) stream.on('text', callbacks.onText);
       return await stream.finalMessage();
     } catch (error) {
+      if (signal?.aborted) throw new ModelCallAborted('the turn was stopped');
       lastError = error;
       if (error instanceof APIError && error.status !== undefined && !retryableStatus(error.status)) throw requestError(error);
       if (attempt === policy.maxAttempts) break;
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
       const delay = Math.min(policy.maxDelayMs, headerDelayMs(error) ?? backoff * (0.5 + Math.random() / 2));
       callbacks.onRetry?.(attempt, describe(error), delay);
-      await sleep(delay);
+      await sleep(delay, signal);
     }
   }
   throw new ModelUnavailableError(

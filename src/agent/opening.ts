@@ -1,5 +1,5 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { activateForTurn, type TurnActivationDeps } from '../lifecycle/activation.ts';
+import { activateForTurn, type TurnActivationDeps } from './turnActivation.ts';
 import type { IncomingMessage } from '../platform.ts';
 import type { TurnContext } from './turnContext.ts';
 

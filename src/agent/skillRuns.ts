@@ -1,15 +1,40 @@
+import { worldAllowsNetwork } from '../config.ts';
 import type { ExecResult } from '../exec/types.ts';
-import { runAuditEntry } from '../hitl/audit.ts';
-import { authorize, type AuthorizeResult, notRunSentence } from '../hitl/gate.ts';
-import type { ApprovalItem } from '../hitl/types.ts';
+import { runAuditEntry } from '../approvals/index.ts';
+import { SYSTEM_DECIDERS } from '../approvals/index.ts';
+import { contentToApprove } from '../approvals/index.ts';
+import { authorize, type AuthorizeResult, notRunSentence } from '../approvals/index.ts';
+import type { ApprovalItem } from '../approvals/index.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { describeHookFailures, fireHooks, type HookDetails, type HookReport, type HookScope } from '../lifecycle/hooks.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
+import { visible } from '../text/visible.ts';
+import { describeSize, type InputFile } from './inputFiles.ts';
+import { deliverOutputs, prepareRunFolders, runInputs } from './outputFiles.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 
 export interface ScriptCall {
   script: string;
   args: string[];
+  /** Text files the model wrote for the script (name → text), beside the turn's files in SKILLBOT_INPUT_DIR. */
+  files?: Record<string, string>;
+}
+
+/** How much of a file Claude wrote the approval question shows. */
+const FILE_PREVIEW_CHARS = 1000;
+
+/** The files a script will read, as approval items: what the person approves includes what the code sees. */
+function fileItems(turnFiles: readonly InputFile[], calls: readonly ScriptCall[]): ApprovalItem[] {
+  const items: ApprovalItem[] = turnFiles.map((file) => ({ kind: 'file', path: file.name, args: [describeSize(file.bytes.byteLength), 'sent in this message'] }));
+  for (const call of calls) {
+    for (const file of runInputs([], call.files)) {
+      // What Claude wrote is part of what the person approves: its start is shown on the question.
+      const text = Buffer.from(file.bytes).toString('utf8');
+      const preview = text.length > FILE_PREVIEW_CHARS ? `${text.slice(0, FILE_PREVIEW_CHARS)}… (${text.length - FILE_PREVIEW_CHARS} more characters)` : text;
+      items.push({ kind: 'file', path: file.name, args: [describeSize(file.bytes.byteLength), `written by Claude for ${call.script}`, preview] });
+    }
+  }
+  return items;
 }
 
 export const EXECUTE_HOOK_EVENTS: readonly HookEvent[] = ['pre_execute', 'post_execute', 'on_error'];
@@ -21,16 +46,22 @@ export function hookItems(skill: Skill, events: readonly HookEvent[]): ApprovalI
 }
 
 /** Asks for approval of `items` (one question) unless a grant covers the skill's current content. */
-export function authorizeSkillCode(deps: ToolDeps, turn: TurnContext, skill: Skill, items: ApprovalItem[]): Promise<AuthorizeResult> {
-  turn.progress(`Waiting for approval to run ${items.map((item) => item.path).join(', ')}…`);
+export async function authorizeSkillCode(deps: ToolDeps, turn: TurnContext, skill: Skill, items: ApprovalItem[]): Promise<AuthorizeResult> {
+  const code = items.filter((item) => item.kind !== 'file');
+  turn.progress(`Waiting for approval to run ${code.map((item) => visible(item.path)).join(', ')}…`);
+  // Scripts read the turn's files: the question lists them (once), unless the caller listed them already.
+  const listed = items.some((item) => item.kind === 'script') && !items.some((item) => item.kind === 'file') ? [...items, ...fileItems(turn.files, [])] : items;
+  const content = await contentToApprove(deps.hashFolder, skill);
+  if ('error' in content) return { allowed: false, outcome: 'no', decidedBy: SYSTEM_DECIDERS.invalid, reason: content.error };
+  const { hash } = content;
   return authorize(
     { approvals: deps.approvals, grants: deps.grants, audit: deps.audit },
     {
       worldId: turn.worldId,
       chatId: turn.chatId,
       requesterId: turn.requesterId,
-      skill: { id: skill.id, hash: skill.hash },
-      items,
+      skill: { id: skill.id, hash },
+      items: listed,
       timeoutMs: turn.settings.approvalTimeoutMs,
       turnId: turn.turnId,
       resumeKey: turn.nextApprovalKey(),
@@ -47,7 +78,10 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
     requesterId: turn.requesterId,
     skill,
     env: turn.settings.env[skill.id] ?? {},
+    network: worldAllowsNetwork(turn.settings, skill.id),
     allowed: decision.allowed,
+    ...(decision.allowed ? { approvedHash: decision.skillHash } : {}),
+    signal: turn.signal,
     ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
     ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }),
   };
@@ -66,6 +100,7 @@ export async function runSkillCode(deps: ToolDeps, turn: TurnContext, skill: Ski
   const items: ApprovalItem[] = [
     ...calls.map((call): ApprovalItem => ({ kind: 'script', path: call.script, args: call.args })),
     ...(registered ? hookItems(skill, EXECUTE_HOOK_EVENTS) : []),
+    ...fileItems(turn.files, calls),
   ];
   const decision = await authorizeSkillCode(deps, turn, skill, items);
   return runApprovedScripts(deps, turn, skill, calls, decision, registered);
@@ -84,7 +119,7 @@ export async function runApprovedScripts(
   withHooks: boolean,
 ): Promise<ScriptOutputView[]> {
   if (!decision.allowed) {
-    const note = notRunSentence(decision.outcome, decision.decidedBy);
+    const note = decision.reason ?? notRunSentence(decision.outcome, decision.decidedBy);
     return calls.map((call) => ({ ...call, status: 'declined', exitCode: null, stdout: '', stderr: '', truncated: false, note }));
   }
   const scope = hookScope(turn, skill, decision);
@@ -93,15 +128,32 @@ export async function runApprovedScripts(
   for (const call of calls) {
     const script = { path: call.script, args: call.args };
     const hookFailures = await fire('pre_execute', { script });
-    turn.progress(`Running ${skill.id}/${call.script}…`);
-    const result = await deps.executor.run({
-      skillDir: skill.dir,
-      script: call.script,
-      args: call.args,
-      env: turn.settings.env[skill.id] ?? {},
-      timeoutMs: deps.scriptTimeoutMs,
-    });
+    turn.progress(`Running ${visible(`${skill.id}/${call.script}`)}…`);
+    const folders = await prepareRunFolders(runInputs(turn.files, call.files));
+    let result: ExecResult;
+    const delivery: string[] = [];
+    try {
+      result = await deps.executor.run({
+        skillDir: skill.dir,
+        script: call.script,
+        args: call.args,
+        env: turn.settings.env[skill.id] ?? {},
+        timeoutMs: deps.scriptTimeoutMs,
+        signal: turn.signal,
+        network: scope.network ?? false,
+        chatId: turn.chatId,
+        expectedHash: decision.skillHash,
+        inputDir: folders.inputDir,
+        outputDir: folders.outputDir,
+      });
+      // What the script made reaches the chat (not after a stop: the person asked for nothing more).
+      if (result.status !== 'stopped') delivery.push(...(await deliverOutputs(folders.outputDir, skill.id, turn.fileLimits, turn.upload)));
+      for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
+    } finally {
+      await folders.remove().catch((error: unknown) => deps.logger.warn({ err: error }, 'removing a run\'s file folders failed'));
+    }
     await deps.audit.record(runAuditEntry(scope, { kind: 'script', path: call.script, args: call.args }, result));
+    if (result.status === 'refused' && result.reason !== undefined) turn.progress(`${visible(`${skill.id}/${call.script}`)} did not run: ${result.reason}`);
     deps.logger.info(
       { chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, script: call.script, status: result.status, ms: result.durationMs },
       'skill script ran',
@@ -118,7 +170,7 @@ export async function runApprovedScripts(
     if (result.status !== 'ok') {
       await fire('on_error', { script, result: outcome, error: { source: 'script', message: result.reason ?? `the script ended with status ${result.status}` } });
     }
-    outputs.push(toView(call, result, describeHookFailures(hookFailures)));
+    outputs.push(toView(call, result, [...delivery, ...describeHookFailures(hookFailures)]));
   }
   return outputs;
 }
@@ -127,13 +179,15 @@ function toView(call: ScriptCall, result: ExecResult, hookNotes: string[]): Scri
   const notes: string[] = [];
   if (result.reason) notes.push(result.reason);
   if (result.status === 'timeout') notes.push('The script was stopped at its time limit; its output may be incomplete.');
+  if (result.status === 'stopped') notes.push('The person stopped the turn, so the script was ended; do not run it again unless asked.');
   if (result.stdoutTruncated) notes.push(`stdout was cut: ${result.stdoutDroppedBytes} more bytes were dropped.`);
   if (result.stderrTruncated) notes.push(`stderr was cut: ${result.stderrDroppedBytes} more bytes were dropped.`);
   notes.push(...hookNotes);
   return {
     script: call.script,
     args: call.args,
-    status: result.status,
+    // A run a person stopped ended without finishing; its reason says so.
+    status: result.status === 'stopped' ? 'failed' : result.status,
     exitCode: result.exitCode,
     stdout: result.stdout,
     stderr: result.stderr,

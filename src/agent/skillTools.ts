@@ -1,16 +1,20 @@
 import { worldAllowsSkill } from '../config.ts';
-import { activateSkill } from '../lifecycle/skillActivation.ts';
+import { activateSkill } from './skillActivation.ts';
 import { renderScriptResult, renderSkillFailure } from '../skills/envelope.ts';
 import { missingSkill } from '../skills/loadSkill.ts';
 import type { Skill } from '../skills/types.ts';
 import type { ToolOutcome } from './loop.ts';
+import { findSkillsForTurn } from './findSkills.ts';
 import { runSkillCode } from './skillRuns.ts';
 import { loadSkillInput, runSkillScriptInput } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 
-/** The skill a world may see, or the envelope saying it is missing (naming only ids the world may see). */
+/**
+ * The skill the model may use here, or the envelope saying it is missing (naming only ids it may see). A skill
+ * with `disable-model-invocation: true` is a person's to run (`/skill`): to the model it does not exist.
+ */
 function findSkill(turn: TurnContext, skillId: string): Skill | ToolOutcome {
-  const allowed = (id: string) => worldAllowsSkill(turn.settings, id);
+  const allowed = (id: string) => worldAllowsSkill(turn.settings, id) && turn.snapshot.get(id)?.disableModelInvocation !== true;
   const skill = turn.snapshot.get(skillId);
   if (skill && allowed(skill.id)) return skill;
   return { content: missingSkill(turn.snapshot, skillId, allowed), isError: true };
@@ -41,7 +45,7 @@ async function runSkillScript(deps: ToolDeps, turn: TurnContext, input: unknown)
   if (!parsed.success) {
     return { content: renderSkillFailure('?', 'error', 'invalid_input', `run_skill_script input is invalid: ${parsed.error.issues[0]?.message ?? 'bad input'}.`), isError: true };
   }
-  const { skill_id: skillId, script, args } = parsed.data;
+  const { skill_id: skillId, script, args, files } = parsed.data;
   const found = findSkill(turn, skillId);
   if (!('id' in found)) return found;
   const path = normaliseScriptPath(script);
@@ -66,7 +70,7 @@ async function runSkillScript(deps: ToolDeps, turn: TurnContext, input: unknown)
       isError: true,
     };
   }
-  const [output] = await runSkillCode(deps, turn, found, [{ script: path, args }]);
+  const [output] = await runSkillCode(deps, turn, found, [{ script: path, args, ...(files ? { files } : {}) }]);
   if (!output) throw new Error('runSkillCode returned no output for one call');
   return { content: renderScriptResult(found.id, output), isError: output.status !== 'ok' };
 }
@@ -81,5 +85,6 @@ export async function runSkillTool(deps: ToolDeps, turn: TurnContext, name: stri
     return loadSkillForTurn(deps, turn, parsed.data.skill_id);
   }
   if (name === 'run_skill_script') return runSkillScript(deps, turn, input);
-  return { content: `Unknown tool "${name}". Available tools: load_skill, run_skill_script.`, isError: true };
+  if (name === 'find_skills') return findSkillsForTurn(turn, input);
+  return { content: `Unknown tool "${name}". Available tools: load_skill, run_skill_script, find_skills.`, isError: true };
 }

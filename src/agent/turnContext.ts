@@ -1,10 +1,12 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { WorldSettings } from '../config.ts';
-import type { Executor } from '../exec/types.ts';
-import type { ApprovalRuntime } from '../hitl/approvals.ts';
-import type { AuditLog } from '../hitl/audit.ts';
-import type { Grants } from '../hitl/grants.ts';
+import type { FileLimits, WorldSettings } from '../config.ts';
+import type { Executor, HashFolder } from '../exec/types.ts';
+import type { ApprovalRuntime } from '../approvals/index.ts';
+import type { AuditLog } from '../approvals/index.ts';
+import type { Grants } from '../approvals/index.ts';
 import type { Logger } from '../log.ts';
+import type { OutgoingFile } from '../platform.ts';
+import type { InputFile } from './inputFiles.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 
@@ -18,6 +20,11 @@ export interface ToolDeps {
   logger: Logger;
   /** Per-chat skill state (active skills, their hooks) lives here. */
   store: Store;
+  /**
+   * The registry's folder hash (SkillRegistry.hashFolder). With it, a question covers the skill's content as
+   * on disk when asked, so an edit since the turn began is asked about, not run under an older grant.
+   */
+  hashFolder?: HashFolder;
 }
 
 /** Everything a tool call needs to know about the turn it belongs to. */
@@ -31,7 +38,16 @@ export interface TurnContext {
   snapshot: SkillSnapshot;
   /** The chat's history as the model sees it this turn (preflight tools read recent messages from it). */
   history: readonly MessageParam[];
+  /** Aborted when a person stops the turn: skill processes of the turn are ended with it. */
+  signal: AbortSignal;
+  /** The files of the person's message: skill scripts find them in SKILLBOT_INPUT_DIR. */
+  files: readonly InputFile[];
+  fileLimits: FileLimits;
+  /** Posts a file a script made in the chat; absent where the surface cannot take files. */
+  upload?(file: OutgoingFile): Promise<void>;
   progress(text: string): void;
+  /** A line the person should read under the answer (a file that was not delivered). */
+  notice(text: string): void;
   /**
    * A key for the turn's next approval question, stable when the same message is re-run (after a crash or a
    * hand-over), so the re-run resumes the question already asked instead of asking again.

@@ -3,13 +3,25 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/types.ts';
 
 export interface LeaseOptions {
-  /** A lease not renewed for this long is free again (its holder died). */
+  /** A lease not renewed for this long is free again (the backstop: a dead holder is normally noticed sooner). */
   ttlMs: number;
   /** How often the holder renews it; well under ttlMs. */
   heartbeatMs: number;
 }
 
 export const DEFAULT_LEASE: LeaseOptions = { ttlMs: 30_000, heartbeatMs: 10_000 };
+
+/** Who this instance is, and whether another one still runs (its liveness record is fresh). */
+export interface LeaseHolders {
+  instanceId: string;
+  isAlive(instanceId: string): Promise<boolean>;
+}
+
+interface LeaseRecord {
+  status: string;
+  at: number;
+  instanceId?: string;
+}
 
 /** A held lease: renewed by a heartbeat until released. `lost` turns true if someone else took it over. */
 export interface HeldLease {
@@ -19,22 +31,35 @@ export interface HeldLease {
 
 /**
  * One chat's turns stay serialised across instances: whoever holds `leases/chat:<chatId>` runs them. The holder
- * renews it by compare-and-set on its own token; a dead holder's lease expires and another instance takes over.
+ * renews it by compare-and-set on its own token. A lease whose holder's liveness record is gone (it crashed) is
+ * taken over at once, by compare-and-set on the dead holder's token, instead of when it lapses.
  */
 export async function acquireChatLease(
   store: Store,
   chatId: string,
   options: LeaseOptions,
+  holders: LeaseHolders,
   logger: Logger,
 ): Promise<HeldLease | undefined> {
   const key = `chat:${chatId}`;
   const token = randomUUID();
-  if (!(await store.claim('leases', key, { status: token, at: Date.now() }, options.ttlMs))) return undefined;
+  const mine = (): LeaseRecord => ({ status: token, at: Date.now(), instanceId: holders.instanceId });
+  if (!(await store.claim('leases', key, mine(), options.ttlMs))) {
+    const held = await store.get<LeaseRecord>('leases', key);
+    if (held === undefined) {
+      if (!(await store.claim('leases', key, mine(), options.ttlMs))) return undefined;
+    } else {
+      const holder = held.instanceId;
+      if (holder === undefined || holder === holders.instanceId || (await holders.isAlive(holder))) return undefined;
+      if (!(await store.compareAndSet('leases', key, held.status, mine(), options.ttlMs))) return undefined;
+      logger.info({ chatId, from: holder }, 'chat taken over from an instance that is gone');
+    }
+  }
   let lost = false;
   let released = false;
   const timer = setInterval(() => {
     store
-      .compareAndSet('leases', key, token, { status: token, at: Date.now() }, options.ttlMs)
+      .compareAndSet('leases', key, token, mine(), options.ttlMs)
       .then((renewed) => {
         if (!renewed && !released) {
           lost = true;

@@ -1,6 +1,6 @@
-// Each platform delivery acted on once, whatever the platform redelivers: Slack's retries and Socket Mode
-// replays, the message + app_mention pair one Slack @mention produces, Discord gateway replays. Claims live in
-// the store, so they hold across instances; adapters choose the keys.
+// Each platform click or command acted on once, whatever the platform redelivers (Socket Mode replays). Messages
+// do not come here: the dispatcher's accept() claims their keys and queues them in one atomic step. Claims live
+// in the store, so they hold across instances; adapters choose the keys.
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/types.ts';
 
@@ -69,26 +69,6 @@ export class DeliveryDedupe {
       // `at: 0` makes the claim stale at once, so the next delivery takes it over.
       abandon: () => this.#setAll(keys, status, { status: 'released', at: 0 }),
     };
-  }
-
-  /**
-   * Like take(), but tells a finished duplicate (`duplicate`: drop it) from a delivery another process is
-   * still handing over (`busy`, after waiting up to `waitMs` for it to finish): a busy one must not be
-   * acknowledged, so the platform delivers it again and, should that process have died, the retry is processed.
-   */
-  async takeOrWait(keys: string[], waitMs = 2_000): Promise<Delivery | 'duplicate' | 'busy'> {
-    const deadline = this.#now() + waitMs;
-    for (;;) {
-      const delivery = await this.#take(keys);
-      if (delivery) return delivery;
-      const held = await Promise.all(keys.map((key) => this.#store.get<ClaimValue>('dedupe', key)));
-      if (held.some((claim) => claim?.status === 'done')) {
-        this.#onDuplicate();
-        return 'duplicate';
-      }
-      if (this.#now() >= deadline) return 'busy';
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
   }
 
   async #takeOne(key: string, status: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.ts';
 import type { IncomingMessage } from '../platform.ts';
-import type { Store } from '../store/types.ts';
-import { acquireChatLease, DEFAULT_LEASE, type HeldLease, type LeaseOptions } from './chatLease.ts';
+import type { AcceptOutcome, Store } from '../store/types.ts';
+import { acquireChatLease, DEFAULT_LEASE, type HeldLease, type LeaseHolders, type LeaseOptions } from './chatLease.ts';
 import { Inbox, type InboxItem } from './inbox.ts';
 
 /** Runs one waiting message's turn. Resolves when it is answered (or answered with an apology): never rejects. */
@@ -9,14 +9,20 @@ export type ItemRunner = (item: InboxItem) => Promise<'done' | 'retry'>;
 
 export interface DurableQueueOptions {
   lease?: LeaseOptions;
-  /** How often to look for chats nobody is working on (a dead instance's, or messages left by a restart). */
+  /**
+   * How often to look for chats nobody is working on (a dead instance's, one handed over at shutdown, messages
+   * left by a restart). One read of the set of waiting chats per sweep, whatever the store holds.
+   */
   sweepMs?: number;
 }
 
+/** A message nobody could answer for a week (no instance runs its platform) is dropped, not kept forever. */
+const GIVE_UP_MS = 7 * 24 * 60 * 60 * 1000;
+
 /**
  * One turn at a time per chat, across every instance sharing the store, and no message lost: a message is
- * written to the chat's inbox, then whoever holds the chat's lease answers the inbox in order. A dead
- * instance's lease expires and the sweeper of a live one takes the chat over, unanswered messages included.
+ * accepted into the chat's inbox, then whoever holds the chat's lease answers the inbox in order. A dead
+ * instance's chats are taken over by the next sweep of a live one as soon as its liveness record is gone.
  */
 export class DurableQueue {
   private readonly inbox: Inbox;
@@ -24,12 +30,14 @@ export class DurableQueue {
   private readonly draining = new Map<string, Promise<void>>();
   private readonly leases = new Set<HeldLease>();
   private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
   private stopping = false;
   private handedOver = false;
 
   constructor(
     private readonly store: Store,
     private readonly run: ItemRunner,
+    private readonly holders: LeaseHolders,
     private readonly logger: Logger,
     private readonly options: DurableQueueOptions = {},
   ) {
@@ -39,16 +47,19 @@ export class DurableQueue {
 
   /** Starts the sweeper, and at once picks up whatever waits from before (a restart). */
   start(): void {
-    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepMs ?? 5_000);
+    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepMs ?? 1_000);
     this.sweeper.unref();
     void this.sweep();
   }
 
-  /** Resolves once the message is durably queued; its turn runs here or on another instance. */
-  async submit(message: IncomingMessage): Promise<InboxItem> {
-    const item = await this.inbox.put(message);
-    this.kick(message.chatId);
-    return item;
+  /**
+   * Accepts one delivery in one atomic store step (see Inbox.accept); a queued message's turn runs here or on
+   * another instance. Throws when the store fails, having written nothing.
+   */
+  async accept(message: IncomingMessage | undefined, deliveryKeys: string[]): Promise<AcceptOutcome> {
+    const { outcome } = await this.inbox.accept(message, deliveryKeys);
+    if (outcome === 'queued' && message !== undefined) this.kick(message.chatId);
+    return outcome;
   }
 
   /**
@@ -59,14 +70,26 @@ export class DurableQueue {
     return this.handedOver;
   }
 
-  /** Chats this instance is working on now. */
+  /** Chats this instance is working on now (holding their leases, or trying to take them). */
   get active(): number {
     return this.draining.size;
   }
 
+  /** Chats whose lease this instance holds now. */
+  get leased(): number {
+    return this.leases.size;
+  }
+
+  /** The backlog over every instance: messages waiting, and the arrival of the oldest (undefined: none). */
+  async backlog(): Promise<{ waiting: number; oldestAt: number | undefined }> {
+    const [waiting, chats] = await Promise.all([this.inbox.size(), this.inbox.chatsWaiting()]);
+    const oldestAt = chats.length === 0 ? undefined : Math.min(...chats.map((chat) => chat.oldestAt));
+    return { waiting, oldestAt };
+  }
+
   /**
    * Stop taking turns: no new chat is started here; running turns get until the deadline to finish, then their
-   * leases are let go so another instance takes over (their messages stay in the inbox).
+   * leases are let go so another instance takes over at its next sweep (their messages stay in the inbox).
    */
   async stop(deadlineMs: number): Promise<void> {
     this.stopping = true;
@@ -94,18 +117,22 @@ export class DurableQueue {
 
   private async drain(chatId: string): Promise<void> {
     for (;;) {
-      const lease = await acquireChatLease(this.store, chatId, this.lease, this.logger);
-      // Someone else holds it: they re-check the inbox after letting it go, so nothing is stranded.
+      const lease = await acquireChatLease(this.store, chatId, this.lease, this.holders, this.logger);
+      // Someone alive holds it: they re-check the inbox after letting it go, so nothing is stranded.
       if (!lease) return;
       this.leases.add(lease);
       try {
         for (;;) {
           if (this.stopping || lease.lost) return;
-          const [item] = await this.inbox.pending(chatId);
+          const item = await this.inbox.next(chatId);
           if (!item) break;
-          const outcome = await this.run(item);
-          if (lease.lost || this.handedOver) return;
-          if (outcome === 'retry') return;
+          if (item.receivedAt < Date.now() - GIVE_UP_MS) {
+            this.logger.warn({ chatId, turnId: item.id }, 'a message nobody could answer for a week dropped');
+          } else {
+            const outcome = await this.run(item);
+            if (lease.lost || this.handedOver) return;
+            if (outcome === 'retry') return;
+          }
           await this.inbox.remove(item);
         }
       } finally {
@@ -113,16 +140,19 @@ export class DurableQueue {
         await lease.release();
       }
       // A message may have arrived between the last look and the release, while its sender saw the lease held.
-      if (this.stopping || (await this.inbox.pending(chatId)).length === 0) return;
+      if (this.stopping || (await this.inbox.next(chatId)) === undefined) return;
     }
   }
 
   private async sweep(): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping || this.sweeping) return;
+    this.sweeping = true;
     try {
-      for (const chatId of await this.inbox.chatsWaiting()) this.kick(chatId);
+      for (const { chatId } of await this.inbox.chatsWaiting()) this.kick(chatId);
     } catch (error) {
       this.logger.warn({ err: error }, 'inbox sweep failed');
+    } finally {
+      this.sweeping = false;
     }
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from '../platform.ts';
-import type { Store } from '../store/types.ts';
+import type { AcceptOutcome, Store } from '../store/types.ts';
 
 /** A user message waiting for its turn, kept in the store until the turn has answered it. */
 export interface InboxItem {
@@ -10,15 +10,14 @@ export interface InboxItem {
   receivedAt: number;
 }
 
-const PREFIX = 'inbox/';
-/** Unanswered messages are kept this long at most (a week): long enough for any outage, bounded. */
-const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
-
-const itemKey = (chatId: string, id: string) => `${PREFIX}${chatId}/${id}`;
+/** A delivery's keys are remembered this long (Slack retries for minutes and replays after a reconnect). */
+export const DELIVERY_KEYS_TTL_MS = 2 * 60 * 60 * 1000;
 
 /**
- * The durable per-chat queue: messages are written here before anyone works on them and deleted only once
- * answered, so a restart or a killed instance loses none of them.
+ * The durable per-chat queue: a message is accepted (its delivery keys claimed and the message queued, in one
+ * atomic store step) before anyone works on it, and removed only once answered, so a restart or a killed
+ * instance loses none of them. Every read is of one chat's queue or of the set of waiting chats: what it costs
+ * does not depend on what else the store holds.
  */
 export class Inbox {
   private last = 0;
@@ -33,26 +32,42 @@ export class Inbox {
     return `${now.toString(36).padStart(9, '0')}-${this.sequence.toString(36).padStart(3, '0')}-${randomUUID().slice(0, 8)}`;
   }
 
-  async put(message: IncomingMessage, now = Date.now()): Promise<InboxItem> {
-    const id = this.nextId(now);
-    const item: InboxItem = { id, message, receivedAt: now };
-    await this.store.set('chats', itemKey(message.chatId, id), item, KEEP_MS);
-    return item;
+  /**
+   * Queues `message` unless one of `deliveryKeys` was accepted before. Without a message only the keys are
+   * claimed (a delivery that needs no turn, handled once). Throws a StoreError when the store fails: then
+   * nothing at all was written, and a redelivery is accepted afresh.
+   */
+  async accept(
+    message: IncomingMessage | undefined,
+    deliveryKeys: string[],
+    now = Date.now(),
+  ): Promise<{ outcome: AcceptOutcome; item?: InboxItem }> {
+    if (message === undefined) return { outcome: await this.store.accept(deliveryKeys, DELIVERY_KEYS_TTL_MS) };
+    const item: InboxItem = { id: this.nextId(now), message, receivedAt: now };
+    const outcome = await this.store.accept(deliveryKeys, DELIVERY_KEYS_TTL_MS, {
+      chatId: message.chatId,
+      item: { id: item.id, at: now, value: item },
+    });
+    return outcome === 'queued' ? { outcome, item } : { outcome };
   }
 
-  /** The chat's waiting messages, oldest first. */
-  async pending(chatId: string): Promise<InboxItem[]> {
-    const rows = await this.store.list<InboxItem>('chats', `${PREFIX}${chatId}/`);
-    return rows.map((row) => row.value);
+  /** The chat's oldest waiting message. */
+  async next(chatId: string): Promise<InboxItem | undefined> {
+    const [entry] = await this.store.inboxHead<InboxItem>(chatId, 1);
+    return entry?.value;
   }
 
   async remove(item: InboxItem): Promise<void> {
-    await this.store.delete('chats', itemKey(item.message.chatId, item.id));
+    await this.store.inboxRemove(item.message.chatId, item.id);
   }
 
-  /** Chats that have messages waiting (for the sweeper that picks up a dead instance's work). */
-  async chatsWaiting(): Promise<string[]> {
-    const rows = await this.store.list<InboxItem>('chats', PREFIX);
-    return [...new Set(rows.map((row) => row.value.message.chatId))];
+  /** Chats that have messages waiting, with their oldest message's arrival (the sweeper, the gauges). */
+  chatsWaiting(): Promise<Array<{ chatId: string; oldestAt: number }>> {
+    return this.store.inboxChats();
+  }
+
+  /** Messages waiting, over all chats. */
+  size(): Promise<number> {
+    return this.store.inboxSize();
   }
 }

@@ -1,6 +1,5 @@
 // Resolves a skill's script to a real file inside the skill folder, refusing anything that points elsewhere.
-import { constants } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 export type ContainedScript =
@@ -23,25 +22,34 @@ export async function containScript(skillDir: string, script: string): Promise<C
   const refused = checkScriptPath(script);
   if (refused !== undefined) return { ok: false, reason: refused };
 
-  const realDir = await realpathOrUndefined(skillDir);
+  const realDir = realpathOrUndefined(skillDir);
   if (realDir === undefined) return { ok: false, reason: `the skill folder "${skillDir}" does not exist` };
-  const realScript = await realpathOrUndefined(path.join(realDir, script));
+  const realScript = realpathOrUndefined(path.join(realDir, script));
   if (realScript === undefined) return { ok: false, reason: `the script "${script}" does not exist in the skill folder` };
 
   const relative = path.relative(realDir, realScript);
   if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
     return { ok: false, reason: `the script "${script}" resolves outside the skill folder` };
   }
-  const info = await stat(realScript).catch(() => undefined);
+  const info = statOrUndefined(realScript);
   if (info === undefined) return { ok: false, reason: `the script "${script}" vanished while being checked` };
   if (!info.isFile()) return { ok: false, reason: `the script "${script}" is not a regular file` };
   const executable = (info.mode & (constants.S_IXUSR | constants.S_IXGRP | constants.S_IXOTH)) !== 0;
   return { ok: true, skillDir: realDir, scriptPath: realScript, executable };
 }
 
-async function realpathOrUndefined(target: string): Promise<string | undefined> {
+// Synchronous: a few local syscalls on every run, cheaper than a thread-pool round trip each.
+function realpathOrUndefined(target: string): string | undefined {
   try {
-    return await realpath(target);
+    return realpathSync(target);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOrUndefined(target: string) {
+  try {
+    return statSync(target);
   } catch {
     return undefined;
   }

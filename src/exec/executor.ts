@@ -1,56 +1,122 @@
-// The one guarded way skillbot runs skill code: contained path, chosen interpreter, allowlisted environment,
-// argv without a shell, bounded output, a timeout that takes the whole process group, a bound on concurrency.
-import { execa } from 'execa';
+// The one guarded way skillbot runs skill code: a bubblewrap sandbox over a private copy of the approved skill,
+// contained path, chosen interpreter, allowlisted environment, argv without a shell, bounded output and
+// resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.ts';
-import { childEnv } from './childEnv.ts';
-import { containScript } from './containment.ts';
-import { interpreterFor, readFirstLine } from './interpreter.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCap.ts';
-import { checkRequest, type CheckedRequest } from './request.ts';
-import { createRunDirs, removeRunDirs, type RunDirs } from './runDirs.ts';
-import { Semaphore } from './semaphore.ts';
-import { supervise, type SupervisedRun } from './supervise.ts';
-import type { ExecRequest, ExecResult, Executor } from './types.ts';
+import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
+import { checkRequest } from './request.ts';
+import { prepareRun, type PreparedRun, type RunPlan } from './runPlan.ts';
+import { createRunDirs, removeRunDirs, type RunOwner } from './runDirs.ts';
+import { systemMounts } from './sandbox.ts';
+import { probeSandbox } from './sandboxProbe.ts';
+import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
+import { spawnPrepared } from './spawnRun.ts';
+import { copyOutputs } from './folderCopy.ts';
+import { refusal } from './results.ts';
+import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 
 export interface ExecutorOptions {
-  /** SCRIPT_TIMEOUT_MS: a run is then killed with its whole process group. */
+  /** SCRIPT_TIMEOUT_MS: a run is then killed with its whole sandbox. */
   timeoutMs: number;
   /** Bytes kept of stdout and of stderr each (default 64 KiB). */
   maxOutputBytes?: number;
   /** Runs at once; more wait in order (default 4). */
   maxConcurrent?: number;
+  /** Runs at once for one chat (request.chatId), so one chat cannot hold every slot (default 2). */
+  maxConcurrentPerChat?: number;
   /** Between SIGTERM and SIGKILL at the timeout (default 2000 ms). */
   killGraceMs?: number;
+  /** SCRIPT_SANDBOX: `bwrap` (default) runs every process in bubblewrap or refuses it; `off` runs it bare. */
+  sandbox?: 'bwrap' | 'off';
+  /** The bwrap program (a name on PATH or a path); tests point it at a missing or failing one. */
+  bwrapPath?: string;
+  /** The node that runs .js scripts (default: the bot's own, wherever it is installed). */
+  nodePath?: string;
+  /** The util-linux prlimit program that applies the limits. */
+  prlimitPath?: string;
+  /** Resource bounds of each sandbox (SCRIPT_MAX_PROCESSES, SCRIPT_MEMORY_MB, …). */
+  limits?: Partial<SandboxLimits>;
+  /** When the bot runs as root, slot N runs as uid/gid `sandboxUidBase + N` (default 100000). */
+  sandboxUidBase?: number;
+  /**
+   * The registry's folder hash. With it, every request must carry `expectedHash`, and the private copy of the
+   * skill folder must hash to it, or the run is refused.
+   */
+  hashFolder?: HashFolder;
+  /** Bounds on the skill folder copied for each run (default 64 MiB, 10,000 entries). */
+  maxSkillBytes?: number;
   logger?: Logger;
 }
 
 const DEFAULT_MAX_CONCURRENT = 4;
-const DEFAULT_KILL_GRACE_MS = 2000;
+const DEFAULT_MAX_PER_CHAT = 2;
+const DEFAULT_UID_BASE = 100_000;
 
 export function createExecutor(options: ExecutorOptions): Executor {
   if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
     throw new RangeError(`the script timeout must be a positive number of ms, got ${options.timeoutMs}`);
   }
   const slots = new Semaphore(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT);
+  const chatSlots = new KeyedSemaphore(options.maxConcurrentPerChat ?? DEFAULT_MAX_PER_CHAT);
   const logger = options.logger;
+  const mode = options.sandbox ?? 'bwrap';
+  const root = process.getuid?.() === 0;
+  const configured: SandboxLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // As root each slot has a uid of its own and the process bound is the sandbox's alone. Otherwise RLIMIT_NPROC
+  // counts every task of the bot's user (a desktop runs hundreds), so the bound sits that far above them.
+  const limits: SandboxLimits =
+    root || mode === 'off' ? configured : { ...configured, maxProcesses: configured.maxProcesses + tasksOfUid(process.getuid?.() ?? -1) };
+  const nodePath = options.nodePath ?? process.execPath;
+  const system = mode === 'bwrap' ? systemMounts(nodePath) : [];
+  const uidBase = options.sandboxUidBase ?? DEFAULT_UID_BASE;
+  const ownerOf = (slot: number): RunOwner | undefined => (root ? { uid: uidBase + slot, gid: uidBase + slot } : undefined);
+  const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const prlimitPath = options.prlimitPath ?? 'prlimit';
+  // Probed once, right away; every run waits for the answer.
+  const status: Promise<SandboxStatus> =
+    mode === 'off'
+      ? Promise.resolve({ mode: 'off', usable: true, isolates: ['nothing: SCRIPT_SANDBOX=off runs skill processes as the bot'] })
+      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0) });
+
+  const plan = (owner: RunOwner | undefined): RunPlan => ({
+    mode,
+    limits,
+    system,
+    owner,
+    bwrapPath,
+    prlimitPath,
+    nodePath,
+    hashFolder: options.hashFolder,
+    maxSkillBytes: options.maxSkillBytes,
+  });
 
   return {
+    sandbox: () => status,
     async run(request: ExecRequest): Promise<ExecResult> {
       const queuedAt = performance.now();
-      const release = await slots.acquire();
-      const startedAt = performance.now();
+      const held: Slot[] = [];
       let result: ExecResult;
       try {
-        result = await runGuarded(request, options, startedAt);
-      } catch (error) {
-        // Our own fault (e.g. the temp folder could not be made): still a result, never a throw.
-        result = refusal(startedAt, `could not run the script: ${(error as Error).message}`, 'failed');
+        // A Stop while the run waits for a slot ends the wait.
+        const chatSlot = request.chatId === undefined ? undefined : await chatSlots.acquire(request.chatId, request.signal);
+        if (chatSlot !== undefined) held.push(chatSlot);
+        const slot = request.chatId !== undefined && chatSlot === undefined ? undefined : await slots.acquire(request.signal);
+        const startedAt = performance.now();
+        if (slot === undefined) {
+          result = refusal(startedAt, 'the run was stopped while it waited for a free slot', 'stopped');
+        } else {
+          held.push(slot);
+          try {
+            result = await runGuarded(request, options, plan(ownerOf(slot.index)), await status, startedAt);
+          } catch (error) {
+            // Our own fault (e.g. the temp folder could not be made): still a result, never a throw.
+            result = refusal(startedAt, `could not run the script: ${(error as Error).message}`, 'failed');
+          }
+        }
       } finally {
-        release();
+        for (const slot of held.reverse()) slot.release();
       }
-      const queuedMs = Math.round(startedAt - queuedAt);
-      const fields = { script: request.script, status: result.status, exitCode: result.exitCode, durationMs: result.durationMs, queuedMs };
+      const fields = { script: request.script, chatId: request.chatId, status: result.status, exitCode: result.exitCode, durationMs: result.durationMs, queuedMs: Math.round(performance.now() - queuedAt - result.durationMs) };
       if (result.status === 'ok') logger?.debug(fields, 'skill script finished');
       else logger?.warn({ ...fields, reason: result.reason }, 'skill script did not succeed');
       return result;
@@ -58,104 +124,38 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-async function runGuarded(raw: ExecRequest, options: ExecutorOptions, startedAt: number): Promise<ExecResult> {
+async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunPlan, status: SandboxStatus, startedAt: number): Promise<ExecResult> {
+  if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
   if (!checked.ok) return refusal(startedAt, checked.reason);
-  const request = checked.request;
-  const dirs = await createRunDirs();
+  if (!status.usable) {
+    return refusal(startedAt, `skill code is not run because the sandbox is unusable: ${status.problem}. To fix: ${status.fix}.`);
+  }
+  if (plan.hashFolder !== undefined && checked.request.expectedHash === undefined) {
+    return refusal(startedAt, 'the run names no approved content hash, so what would run cannot be checked against what was approved');
+  }
+  const dirs = createRunDirs(plan.owner);
   try {
-    return await spawnContained(request, dirs, options, startedAt);
+    const prepared: PreparedRun | { refused: string } = await prepareRun(checked.request, dirs, plan);
+    if ('refused' in prepared) return refusal(startedAt, prepared.refused);
+    const result = await spawnPrepared(prepared, checked.request, {
+      timeoutMs: checked.request.timeoutMs ?? options.timeoutMs,
+      killGraceMs: options.killGraceMs,
+      maxOutputBytes: checked.request.maxOutputBytes ?? options.maxOutputBytes,
+      signal: raw.signal,
+      logger: options.logger,
+      startedAt,
+    });
+    if (prepared.copyOutputs && checked.request.outputDir !== undefined) {
+      const copied = await copyOutputs(dirs.output, checked.request.outputDir, { maxBytes: plan.limits.maxFileBytes, maxEntries: 1000 });
+      if (!copied.ok) options.logger?.warn({ script: raw.script, reason: copied.reason }, 'some output files were not kept');
+    }
+    return result;
   } finally {
-    const failure = await removeRunDirs(dirs);
-    if (failure !== undefined) options.logger?.warn({ err: failure, dir: dirs.root }, 'could not remove a run folder');
+    // Every process of the run is dead by now (its PID namespace or group was killed): nothing writes there any
+    // more, and the caller need not wait for a large TMPDIR to be deleted.
+    void removeRunDirs(dirs).then((failure) => {
+      if (failure !== undefined) options.logger?.warn({ err: failure, dir: dirs.root }, 'could not remove a run folder');
+    });
   }
-}
-
-async function spawnContained(
-  request: CheckedRequest,
-  dirs: RunDirs,
-  options: ExecutorOptions,
-  startedAt: number,
-): Promise<ExecResult> {
-  // Checked right before spawning, and the real path is what runs.
-  const contained = await containScript(request.skillDir, request.script);
-  if (!contained.ok) return refusal(startedAt, contained.reason);
-  const interpreter = interpreterFor(contained.scriptPath, await readFirstLine(contained.scriptPath), {
-    executable: contained.executable,
-  });
-  if (!interpreter.ok) return refusal(startedAt, interpreter.reason);
-
-  const timeoutMs = request.timeoutMs ?? options.timeoutMs;
-  const child = execa(interpreter.command, [...interpreter.args, ...request.args], {
-    shell: false,
-    cwd: contained.skillDir,
-    env: childEnv(process.env, request.env, dirs),
-    extendEnv: false,
-    detached: true,
-    buffer: false,
-    reject: false,
-    stripFinalNewline: false,
-    ...(request.stdin === undefined ? { stdin: 'ignore' as const } : { input: request.stdin }),
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const run = await supervise(child, {
-    timeoutMs,
-    killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-    maxOutputBytes: request.maxOutputBytes ?? options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-    onSignalError: (error) => options.logger?.warn({ err: error, script: request.script }, 'could not signal a skill process group'),
-  });
-  // execa's own promise settles too (reject: false); it carries nothing we have not seen.
-  await child.catch(() => undefined);
-  return toResult(run, interpreter.command, timeoutMs, startedAt);
-}
-
-function toResult(run: SupervisedRun, command: string, timeoutMs: number, startedAt: number): ExecResult {
-  const output = {
-    durationMs: elapsed(startedAt),
-    stdout: run.stdout.text,
-    stderr: run.stderr.text,
-    stdoutTruncated: run.stdout.truncated,
-    stderrTruncated: run.stderr.truncated,
-    stdoutDroppedBytes: run.stdout.droppedBytes,
-    stderrDroppedBytes: run.stderr.droppedBytes,
-  };
-  const ended = { exitCode: run.exitCode, ...(run.signal === null ? {} : { signal: run.signal }) };
-  if (run.spawnError !== undefined) {
-    return { status: 'failed', exitCode: null, ...output, reason: startFailure(run.spawnError, command) };
-  }
-  if (run.timedOut) {
-    const reason = run.exitedBeforeTimeout
-      ? `the script exited but processes it left in the background kept its output open past ${timeoutMs} ms; they were killed`
-      : `the script ran past ${timeoutMs} ms and was killed with its child processes`;
-    return { status: 'timeout', ...ended, ...output, reason };
-  }
-  if (run.exitCode === 0) return { status: 'ok', ...ended, ...output };
-  const reason = run.signal !== null ? `the script was killed by ${run.signal}` : `the script exited with code ${run.exitCode}`;
-  return { status: 'failed', ...ended, ...output, reason };
-}
-
-function startFailure(error: NodeJS.ErrnoException, command: string): string {
-  if (error.code === 'ENOENT') return `the interpreter "${command}" was not found`;
-  if (error.code === 'EACCES') return `permission denied when starting "${command}"`;
-  return `the script could not be started: ${error.code ?? error.message}`;
-}
-
-function refusal(startedAt: number, reason: string, status: 'refused' | 'failed' = 'refused'): ExecResult {
-  return {
-    status,
-    exitCode: null,
-    durationMs: elapsed(startedAt),
-    stdout: '',
-    stderr: '',
-    stdoutTruncated: false,
-    stderrTruncated: false,
-    stdoutDroppedBytes: 0,
-    stderrDroppedBytes: 0,
-    reason,
-  };
-}
-
-function elapsed(startedAt: number): number {
-  return Math.round(performance.now() - startedAt);
 }

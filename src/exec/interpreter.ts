@@ -1,5 +1,5 @@
 // Chooses how a script is run from the script itself (shebang, extension, exec bit), never from the model's words.
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 
 export type Interpreter =
@@ -75,16 +75,16 @@ function fromShebang(scriptPath: string, shebang: string): Interpreter {
   return { ok: true, command: program, args: [...args, scriptPath] };
 }
 
-/** The first line of a file (up to 1 KiB), enough to read a shebang. */
+/** The first line of a file (up to 1 KiB), enough to read a shebang. Synchronous: one tiny read on every run. */
 export async function readFirstLine(file: string): Promise<string> {
-  const handle = await open(file, 'r');
+  const fd = openSync(file, 'r');
   try {
     const buffer = Buffer.alloc(1024);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
     const head = buffer.subarray(0, bytesRead);
     const newline = head.indexOf(0x0a);
     return head.subarray(0, newline === -1 ? head.length : newline).toString('utf8');
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

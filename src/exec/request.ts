@@ -12,6 +12,12 @@ const requestSchema = z.object({
   stdin: z.string().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxOutputBytes: z.number().int().nonnegative().optional(),
+  network: z.boolean().optional(),
+  chatId: text.optional(),
+  expectedHash: text.min(1).optional(),
+  inputDir: text.min(1).optional(),
+  outputDir: text.min(1).optional(),
+  // `signal` is not parsed (the object schema drops it): the executor uses the caller's own AbortSignal.
 });
 
 export type CheckedRequest = z.infer<typeof requestSchema>;

@@ -11,6 +11,8 @@ export interface SuperviseOptions {
   maxOutputBytes: number;
   /** Told when a signal could not be delivered (anything but "already gone"). */
   onSignalError: (error: NodeJS.ErrnoException) => void;
+  /** Aborting it kills the whole group at once (a person pressed Stop). */
+  abortSignal?: AbortSignal;
 }
 
 export interface SupervisedRun {
@@ -19,6 +21,8 @@ export interface SupervisedRun {
   /** Set when the child could not be started (missing interpreter, EACCES, …). */
   spawnError?: NodeJS.ErrnoException;
   timedOut: boolean;
+  /** Ended by the abort signal. */
+  stopped: boolean;
   /** The direct child had exited when the timeout struck: background processes kept its output open. */
   exitedBeforeTimeout: boolean;
   stdout: CappedOutput;
@@ -38,6 +42,7 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
     let timedOut = false;
+    let stopped = false;
     let exitedBeforeTimeout = false;
     let finished = false;
 
@@ -58,6 +63,7 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
       if (finished) return;
       finished = true;
       for (const timer of timers) clearTimeout(timer);
+      options.abortSignal?.removeEventListener('abort', onAbort);
       // Whatever the script left running in its group (even with its output redirected) ends with the run.
       signal('SIGKILL');
       resolve({
@@ -65,6 +71,7 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
         signal: exit?.signal ?? null,
         ...(spawnError === undefined ? {} : { spawnError }),
         timedOut,
+        stopped,
         exitedBeforeTimeout,
         stdout: stdout.finish(),
         stderr: stderr.finish(),
@@ -98,17 +105,31 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
       finishWhenDone();
     });
 
+    // Drops the pipes shortly after a SIGKILL: a process that left the group could hold them open for ever.
+    const settleAfterKill = (): void => {
+      later(SETTLE_AFTER_KILL_MS, () => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      });
+    };
+    const onAbort = (): void => {
+      if (finished || timedOut || stopped) return;
+      stopped = true;
+      signal('SIGKILL');
+      settleAfterKill();
+    };
+    if (options.abortSignal?.aborted === true) onAbort();
+    else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
+
     later(options.timeoutMs, () => {
+      if (stopped) return;
       timedOut = true;
       exitedBeforeTimeout = exit !== undefined;
       signal('SIGTERM');
       later(options.killGraceMs, () => {
         signal('SIGKILL');
-        later(SETTLE_AFTER_KILL_MS, () => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          finish();
-        });
+        settleAfterKill();
       });
     });
   });

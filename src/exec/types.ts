@@ -1,7 +1,7 @@
 // The one guarded way to run skill code: what callers ask for and what they get back.
 
 export interface ExecRequest {
-  /** The skill folder; the script must resolve (realpath) inside it. It is also the working directory. */
+  /** The skill folder; the script must resolve (realpath) inside it. Mounted read-only as the working directory. */
   skillDir: string;
   /** Path of the script relative to skillDir. Absolute paths and `..` are refused. */
   script: string;
@@ -15,9 +15,30 @@ export interface ExecRequest {
   timeoutMs?: number;
   /** Bytes kept of stdout and of stderr each; defaults to 64 KiB. */
   maxOutputBytes?: number;
+  /** Whether the process may reach the network (the world's `network` setting). Default false: no network at all. */
+  network?: boolean;
+  /** The chat the run is for: one chat holds at most `maxConcurrentPerChat` exec slots at once. */
+  chatId?: string;
+  /**
+   * The content hash a person approved. With the executor's `hashFolder`, the run is refused without it, and the
+   * skill folder is copied, the copy hashed and compared, and the copy (read-only) is what runs.
+   */
+  expectedHash?: string;
+  /** A host folder whose files the script reads (read-only) in the folder named by `SKILLBOT_INPUT_DIR`. */
+  inputDir?: string;
+  /** A host folder that receives, after the run, the regular files the script wrote into `SKILLBOT_OUTPUT_DIR`. */
+  outputDir?: string;
+  /** Aborting it (a person pressed Stop) ends the whole sandbox at once; the result is `stopped`. */
+  signal?: AbortSignal;
 }
 
-export type ExecStatus = 'ok' | 'failed' | 'timeout' | 'refused';
+/**
+ * ExecutorOptions.hashFolder: the content hash of a folder by the skill registry's own algorithm
+ * (SkillRegistry.hashFolder), or why it has none (a symlink leading out, over a bound).
+ */
+export type HashFolder = (dir: string) => Promise<{ hash: string } | { error: string }>;
+
+export type ExecStatus = 'ok' | 'failed' | 'timeout' | 'refused' | 'stopped';
 
 /** A child's failure is a result, never a thrown exception. */
 export interface ExecResult {
@@ -33,10 +54,18 @@ export interface ExecResult {
   /** Bytes counted and dropped past the cap. */
   stdoutDroppedBytes: number;
   stderrDroppedBytes: number;
-  /** Why it was refused or failed to start, in one sentence. */
+  /** Why it was refused, stopped or failed, in one sentence (a refusal says what to do). */
   reason?: string;
 }
 
+/** Whether skill processes can run sandboxed here, found once by a tiny bwrap run. */
+export type SandboxStatus =
+  | { mode: 'bwrap'; usable: true; /** What every skill process is cut off from or bounded by, for `doctor`. */ isolates: string[] }
+  | { mode: 'bwrap'; usable: false; /** What failed. */ problem: string; /** What the operator should do. */ fix: string }
+  | { mode: 'off'; usable: true; isolates: string[] };
+
 export interface Executor {
   run(request: ExecRequest): Promise<ExecResult>;
+  /** The sandbox probe's answer (made once, when the executor is created). */
+  sandbox(): Promise<SandboxStatus>;
 }

@@ -4,7 +4,7 @@
 // and reads a JSON description of the event on stdin. Hooks observe: a failing hook is logged, audited and
 // reported, and never stops the other hooks, the script or the turn.
 import type { ExecStatus, Executor } from '../exec/types.ts';
-import { type AuditLog, runAuditEntry } from '../hitl/audit.ts';
+import { type AuditLog, runAuditEntry } from '../approvals/index.ts';
 import type { Logger } from '../log.ts';
 import type { HookEvent, HookSpec, Skill } from '../skills/types.ts';
 
@@ -27,9 +27,15 @@ export interface HookScope {
   skill: Skill;
   /** Variables the world's config gives this skill. */
   env: Record<string, string>;
+  /** Whether the world lets this skill's processes reach the network (default none). */
+  network?: boolean;
   allowed: boolean;
+  /** The content hash the approval or grant covered: a hook runs only while the skill's files hash to it. */
+  approvedHash?: string;
   approvalId?: string;
   decidedBy?: string;
+  /** The turn's stop: a hook still running when the person stops the turn is ended with it. */
+  signal?: AbortSignal;
 }
 
 /** What the event is about, beside the skill, world, chat and turn. */
@@ -72,9 +78,13 @@ async function runOne(deps: HookDeps, scope: HookScope, event: HookEvent, spec: 
     script: spec.script,
     args: [],
     env: scope.env,
+    network: scope.network ?? false,
+    chatId: scope.chatId,
     stdin,
     timeoutMs: hookTimeoutMs(spec),
     maxOutputBytes: HOOK_MAX_OUTPUT_BYTES,
+    ...(scope.approvedHash === undefined ? {} : { expectedHash: scope.approvedHash }),
+    ...(scope.signal ? { signal: scope.signal } : {}),
   });
   const fields = { chatId: scope.chatId, turnId: scope.turnId, skill: scope.skill.id, event, hook: spec.script, ms: result.durationMs };
   if (result.status === 'ok') deps.logger.debug(fields, 'skill hook ran');

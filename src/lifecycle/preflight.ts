@@ -13,13 +13,22 @@ export const PREFLIGHT_MAX_OUTPUT = 16 * 1024;
 export interface PreflightInput {
   skill: Skill;
   executor: Executor;
-  /** The approval of the skill's code: command steps run only when allowed. */
-  approval: { allowed: true } | { allowed: false; reason: string };
+  /**
+   * The approval of the skill's code: command steps run only when allowed, and only while the skill's files
+   * still hash to `skillHash`, the content that was approved.
+   */
+  approval: { allowed: true; skillHash: string } | { allowed: false; reason: string };
   /** Variables the world's config gives this skill. */
   env: Record<string, string>;
+  /** Whether the world lets this skill's processes reach the network (default none). */
+  network?: boolean;
+  /** The chat the steps run for (bounds its concurrent processes). */
+  chatId?: string;
   tools: PreflightToolContext;
   /** Told about every command step that ran (for the audit log). */
   onCommand?: (step: PreflightStep, result: ExecResult) => Promise<void>;
+  /** The turn's stop: a command still running when the person stops the turn is ended with it. */
+  signal?: AbortSignal;
 }
 
 export interface StepFailure {
@@ -72,8 +81,12 @@ async function runCommand(step: PreflightStep & { command: string }, input: Pref
     script: step.command,
     args: step.args,
     env: input.env,
+    network: input.network ?? false,
+    ...(input.chatId === undefined ? {} : { chatId: input.chatId }),
     timeoutMs: stepTimeoutMs(step),
     maxOutputBytes: PREFLIGHT_MAX_OUTPUT,
+    expectedHash: input.approval.skillHash,
+    ...(input.signal ? { signal: input.signal } : {}),
   });
   await input.onCommand?.(step, result);
   if (result.status !== 'ok') {

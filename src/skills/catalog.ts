@@ -19,7 +19,7 @@ const HEADER =
 const FOOTER = '</available_skills>';
 
 function droppedLine(count: number): string {
-  return `(${count} more skill${count === 1 ? '' : 's'} not listed: catalog size budget)\n`;
+  return `(${count} more skill${count === 1 ? '' : 's'} not listed: catalog size budget; find_skills(query) searches every skill)\n`;
 }
 
 /** One skill's line, prepared once (the registry keeps them across reloads). */

@@ -7,7 +7,8 @@ import { parseArgs } from './commandArgs.ts';
 import { loadSkill } from './loadSkill.ts';
 import { runMatchCommand } from './matchCommand.ts';
 import { SkillRegistry } from './registry.ts';
-import type { SkillProblem, SkillSnapshot } from './types.ts';
+import type { Skill, SkillProblem, SkillSnapshot } from './types.ts';
+import { CLAUDE_CODE_KEY_NOTES } from './validate.ts';
 import { validateFolders, type SkillReport } from './validateFolders.ts';
 
 export interface SkillsCommandContext {
@@ -78,6 +79,9 @@ function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): nu
       scripts: skill.scripts,
       triggers: skill.triggers,
       modelInvocable: !skill.disableModelInvocation,
+      userInvocable: skill.userInvocable,
+      ...(skill.argumentHint === undefined ? {} : { argumentHint: skill.argumentHint }),
+      origin: snapshot.originOf(skill),
       warnings: skill.warnings,
     }));
     const invalid = snapshot.invalid.map((entry) => ({ id: entry.id, path: entry.folder, errors: entry.errors, warnings: entry.warnings }));
@@ -89,7 +93,13 @@ function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): nu
   if (skills.length === 0) output.out('No skills found.');
   const width = Math.min(32, Math.max(0, ...skills.map((skill) => skill.id.length)));
   for (const skill of skills) {
-    const flags = [skill.disableModelInvocation ? 'hidden from model' : '', skill.scripts.length > 0 ? `${skill.scripts.length} script(s)` : '']
+    const origin = snapshot.originOf(skill);
+    const flags = [
+      skill.disableModelInvocation ? 'hidden from model' : '',
+      skill.userInvocable ? '' : 'not a /skill command',
+      skill.scripts.length > 0 ? `${skill.scripts.length} script(s)` : '',
+      origin === 'folder' ? '' : `from ${origin}`,
+    ]
       .filter(Boolean)
       .join(', ');
     output.out(`${skill.id.padEnd(width)}  ${oneLine(skill.description, 72)}${flags ? `  [${flags}]` : ''}`);
@@ -98,9 +108,24 @@ function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): nu
   return 0;
 }
 
+/** Claude Code's keys as skillbot treats them, for `skills show` (stderr, beside the envelope). */
+function describeClaudeCodeKeys(skill: Skill, snapshot: SkillSnapshot, output: CommandOutput): void {
+  output.err(`${skill.id}: from ${display(skill.folder)} (${snapshot.originOf(skill)})`);
+  if (skill.argumentHint) output.err(`${skill.id}: usage: /skill ${skill.id} ${skill.argumentHint}`);
+  if (!skill.userInvocable) output.err(`${skill.id}: user-invocable: false: not offered to people; the model may load it`);
+  if (skill.disableModelInvocation) output.err(`${skill.id}: disable-model-invocation: true: only people run it (/skill)`);
+  if (skill.allowedTools.length > 0) {
+    output.err(`${skill.id}: allowed-tools (advisory only, never a pre-approval: every script still asks): ${skill.allowedTools.join(' ')}`);
+  }
+}
+
 function show(snapshot: SkillSnapshot, id: string, output: CommandOutput): number {
   output.out(loadSkill(snapshot, id));
-  if (snapshot.get(id)) return 0;
+  const skill = snapshot.get(id);
+  if (skill) {
+    describeClaudeCodeKeys(skill, snapshot, output);
+    return 0;
+  }
   const closest = snapshot.closest(id);
   const broken = snapshot.invalid.find((entry) => entry.id === id);
   if (broken) output.err(`skillbot skills show: skill "${id}" is invalid; run: skillbot skills validate ${display(broken.folder)}`);
@@ -136,6 +161,7 @@ async function validate(ctx: SkillsCommandContext, dirs: string[], strict: boole
   const invalid = skills.filter((skill) => !skill.valid).length;
   if (json) {
     const summary = { total: skills.length, valid: skills.length - invalid, invalid };
+    // The public JSON shape (tests outside the project rely on it): the Claude Code notes are text output only.
     const shaped = skills.map(({ id, path, valid, errors, warnings }) => ({ id, path, valid, errors, warnings }));
     ctx.output.out(JSON.stringify({ skills: shaped, summary }, null, 2));
   } else {
@@ -143,6 +169,7 @@ async function validate(ctx: SkillsCommandContext, dirs: string[], strict: boole
       ctx.output.out(`${skill.valid ? 'ok  ' : 'FAIL'}  ${skill.id}  ${display(skill.path)}`);
       printProblems('error', skill.errors, ctx.output);
       printProblems('warning', skill.warnings, ctx.output);
+      if (!strict) for (const key of skill.claudeCodeKeys) ctx.output.out(`    claude-code ${key}: ${CLAUDE_CODE_KEY_NOTES[key] ?? 'ignored'}`);
     }
     const profile = strict ? 'spec profile (--strict)' : 'runtime profile';
     ctx.output.out(`${skills.length} skill(s): ${skills.length - invalid} valid, ${invalid} invalid (${profile})`);

@@ -1,4 +1,4 @@
-// The `load_skill` result: the `<skill_context>` envelope of DESIGN.md. All content is escaped, so nothing
+// The `load_skill` result: the `<skill_context>` envelope of shared/DESIGN.md. All content is escaped, so nothing
 // inside a skill (body, reference text, script output) can close or forge an envelope element.
 import { escapeAttr, escapeText } from './escape.ts';
 import type { ScriptOutputView, Skill } from './types.ts';

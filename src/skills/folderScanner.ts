@@ -2,59 +2,14 @@
 // skills; through the libuv pool each costs three round trips (open, read, close) whose overhead, not the
 // disk, dominated: over 3 s of CPU on 2 cores. A worker thread doing plain synchronous reads needs well under
 // half of that and leaves the event loop free. The worker (scanWorker.mjs) finds and scans folders; the
-// main thread parses and validates what it sends, batch by batch, so both cores work.
+// main thread parses and validates what it sends, batch by batch, so both cores work. The messages both
+// sides exchange are typed in scanProtocol.ts.
 import { Worker } from 'node:worker_threads';
+import type { FolderHash, FolderPlace, Reply, RequestBody, ScannedFolder, ScanWorkerData, TreeScan, WorkerRequest } from './scanProtocol.ts';
 import { SCAN_LIMITS, type ScanLimits } from './scanLimits.ts';
-import type { SkillProblem } from './types.ts';
 
-/** A file of a skill folder, as the scan saw it. */
-export interface ScannedFile {
-  /** Relative to the skill folder, `/`-separated. */
-  path: string;
-  size: number;
-  /** SKILL.md's text; for a file under references/ or assets/ that SKILL.md mentions, its first bytes as text. */
-  text?: string;
-  /** `text` holds only the start of the file. */
-  truncated?: boolean;
-  /** Not UTF-8 text (SKILL.md, or a mentioned reference). */
-  binary?: boolean;
-}
-
-/** Where a skill folder was found. */
-export interface FolderPlace {
-  root: string;
-  rootIndex: number;
-  /** The folder as discovered (not resolved). */
-  folder: string;
-}
-
-export interface ScannedFolder extends FolderPlace {
-  realDir: string;
-  /** Regular files, including symlinks resolving to a file inside the folder. */
-  files: ScannedFile[];
-  /** Folders inside the skill folder, relative (`''` is the folder itself). */
-  dirs: string[];
-  /** Symlinks that resolve outside the folder (never read). */
-  outsideLinks: string[];
-  /** sha256 over every file's path and content (size and mtime for huge files). */
-  hash: string;
-  errors: SkillProblem[];
-  warnings: SkillProblem[];
-}
-
-export interface TreeScan {
-  /** Non-skill folders searched (root, groups): the watcher watches them for skills appearing. */
-  treeDirs: Array<{ path: string; depth: number }>;
-  /** Set when maxFolders was reached. */
-  truncated: boolean;
-  /** Set when the start folder could not be read. */
-  unreadable?: string;
-}
-
-type Reply =
-  | { id: number; kind: 'batch'; folders: ScannedFolder[] }
-  | { id: number; kind: 'done'; tree?: TreeScan; folders?: Array<ScannedFolder | null> }
-  | { id: number; kind: 'error'; message: string };
+// The protocol's types, for the modules that read what the scanner returns.
+export type { FolderHash, FolderPlace, ScannedFile, ScannedFolder, TreeScan } from './scanProtocol.ts';
 
 /** A scan that takes longer (a hung network mount) fails, and its worker is abandoned for a new one. */
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -98,6 +53,19 @@ export class FolderScanner {
     return reply.folders ?? places.map(() => null);
   }
 
+  /**
+   * The content hash of any folder, by exactly the algorithm the registry uses for a skill's hash: the
+   * executor hashes its copy of a skill with it and runs the copy only when it matches the approved hash.
+   */
+  async hashFolder(dir: string): Promise<FolderHash> {
+    try {
+      const reply = await this.request({ kind: 'hash', dir });
+      return reply.hashed ?? { error: `${dir}: the scan gave no hash` };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  }
+
   /** Stop the worker. A later request starts a new one. */
   async close(): Promise<void> {
     const worker = this.worker;
@@ -105,7 +73,7 @@ export class FolderScanner {
     if (worker) await worker.terminate();
   }
 
-  private request(message: object, onBatch?: (folders: ScannedFolder[]) => void): Promise<Extract<Reply, { kind: 'done' }>> {
+  private request(message: RequestBody, onBatch?: (folders: ScannedFolder[]) => void): Promise<Extract<Reply, { kind: 'done' }>> {
     const worker = this.worker ?? this.start();
     const id = this.nextId;
     this.nextId += 1;
@@ -119,13 +87,14 @@ export class FolderScanner {
       this.pending.set(id, { timer, resolve, reject, ...(onBatch ? { onBatch } : {}) });
       // Referenced only while it has work: an idle scanner never keeps the process alive.
       worker.ref();
-      worker.postMessage({ ...message, id });
+      worker.postMessage({ ...message, id } satisfies WorkerRequest);
     });
   }
 
   private start(): Worker {
     // No inherited flags: the worker is plain JavaScript and needs no loader (and --input-type would break it).
-    const worker = new Worker(new URL('./scanWorker.mjs', import.meta.url), { workerData: { limits: this.limits }, execArgv: [] });
+    const workerData: ScanWorkerData = { limits: this.limits };
+    const worker = new Worker(new URL('./scanWorker.mjs', import.meta.url), { workerData, execArgv: [] });
     worker.unref();
     worker.on('message', (reply: Reply) => this.onReply(reply));
     const fail = (error: Error): void => {

@@ -4,12 +4,14 @@
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
-import { FolderScanner, type ScannedFolder } from './folderScanner.ts';
+import { type FolderHash, FolderScanner, type ScannedFolder } from './folderScanner.ts';
 import { indexScannedFolder, type IndexedFolder } from './indexSkill.ts';
 import { folderDepth, sameOutcome, underPath } from './registryPaths.ts';
 import { RegistryWatch, type TreeDir } from './registryWatch.ts';
 import { SCAN_LIMITS } from './scanLimits.ts';
-import { IndexedSnapshot } from './snapshot.ts';
+import { expandSkillRoots, type SkillRoot } from './skillRoots.ts';
+import { SkillSearchIndex } from './skillSearch.ts';
+import { IndexedSnapshot, type SkillEdit, type SnapshotOptions } from './snapshot.ts';
 import type { CatalogEntry } from './catalog.ts';
 import type { CatalogResult, Skill, SkillSnapshot } from './types.ts';
 
@@ -36,13 +38,17 @@ export class SkillRegistry {
   private readonly scanner = new FolderScanner();
   /** Catalog lines by skill, reused by the next snapshot for skills that did not change. */
   private readonly catalogEntries = new WeakMap<Skill, CatalogEntry>();
+  /** find_skills' index, updated by what each reload changed. */
+  private readonly searchIndex = new SkillSearchIndex();
   private queue: Promise<void> = Promise.resolve();
   private version = 0;
   private closed = false;
   private unreadable: string[] = [];
+  /** The scan roots the SKILLS_DIRS entries stand for (a marketplace is several), found at each full index. */
+  private roots: readonly SkillRoot[] = [];
 
   private constructor(
-    private readonly roots: readonly string[],
+    private readonly entries: readonly string[],
     private readonly logger: Logger,
     private readonly catalogBudgetChars: number | undefined,
     options: { watch: boolean; debounceMs: number },
@@ -78,6 +84,14 @@ export class SkillRegistry {
     return this.enqueue(() => this.indexAll());
   }
 
+  /**
+   * The content hash of any folder by the registry's own algorithm (see FolderScanner.hashFolder): what the
+   * executor checks a run's copy of a skill against before it runs it.
+   */
+  hashFolder(dir: string): Promise<FolderHash> {
+    return this.scanner.hashFolder(dir);
+  }
+
   /** Called with each new snapshot. Returns an unsubscribe function. */
   onChange(listener: (snapshot: SkillSnapshot) => void): () => void {
     this.listeners.add(listener);
@@ -104,23 +118,35 @@ export class SkillRegistry {
     return this.queue;
   }
 
-  private makeSnapshot(): IndexedSnapshot {
-    return new IndexedSnapshot(this.version, this.folders.values(), {
-      ...(this.catalogBudgetChars === undefined ? {} : { catalogBudgetChars: this.catalogBudgetChars }),
-      catalogEntries: this.catalogEntries,
-      onCatalog: (catalog: CatalogResult) => {
-        if (catalog.dropped.length > 0) {
-          this.logger.warn({ dropped: catalog.dropped }, 'skills: catalog budget reached; skills left out of the catalog');
-        }
-      },
-    });
+  private makeSnapshot(edits?: readonly SkillEdit[]): IndexedSnapshot {
+    const options = this.snapshotOptions();
+    // Most reloads replace skills by new versions of the same ids: derive from the current snapshot instead.
+    const derived = edits && edits.length > 0 ? IndexedSnapshot.edited(this.snapshot, this.version, edits, options) : undefined;
+    return derived ?? new IndexedSnapshot(this.version, this.folders.values(), options);
   }
 
-  private publish(changed: readonly IndexedFolder[]): void {
+  private snapshotOptions(): SnapshotOptions {
+    return {
+      origins: new Map(this.roots.map((root) => [root.path, root.origin])),
+      ...(this.catalogBudgetChars === undefined ? {} : { catalogBudgetChars: this.catalogBudgetChars }),
+      catalogEntries: this.catalogEntries,
+      searchIndex: this.searchIndex,
+      onCatalog: (catalog: CatalogResult) => {
+        if (catalog.dropped.length > 0) {
+          // The count and the first ids: thousands of ids on every reload would cost more than the reload.
+          this.logger.warn({ dropped: catalog.dropped.length, first: catalog.dropped.slice(0, 20) }, 'skills: catalog budget reached; skills left out of the catalog (find_skills searches them)');
+        }
+      },
+    };
+  }
+
+  private publish(changed: readonly IndexedFolder[], edits?: readonly SkillEdit[]): void {
+    const previous = this.snapshot;
     this.version += 1;
-    this.snapshot = this.makeSnapshot();
-    // Rendered now, between turns, rather than by the first turn that needs it.
+    this.snapshot = this.makeSnapshot(edits);
+    // Rendered and indexed now, between turns, rather than by the first turn that needs it.
     void this.snapshot.catalog;
+    this.syncSearchIndex(previous, edits);
     for (const entry of changed) {
       if (entry.invalid) this.logger.warn({ folder: entry.folder, errors: entry.invalid.errors }, 'skills: invalid skill');
     }
@@ -136,14 +162,40 @@ export class SkillRegistry {
     }
   }
 
+  /**
+   * find_skills' index follows each reload by what changed. Its first build (only needed once the catalog leaves
+   * skills out) waits for the next turn of the event loop, so opening the registry does not pay for it; a
+   * search before then builds it itself.
+   */
+  private syncSearchIndex(previous: IndexedSnapshot, edits: readonly SkillEdit[] | undefined): void {
+    const snapshot = this.snapshot;
+    const inStep = this.searchIndex.syncedVersion === previous.version && this.searchIndex.size > 0;
+    if (edits && edits.length > 0 && inStep && edits.every(({ after }) => snapshot.get(after.id) === after)) {
+      // The index followed the previous snapshot and only these skills changed: re-read them alone.
+      for (const { after } of edits) this.searchIndex.put(after);
+      this.searchIndex.syncedVersion = snapshot.version;
+      return;
+    }
+    const sync = () => {
+      if (this.snapshot !== snapshot || this.searchIndex.syncedVersion === snapshot.version) return;
+      this.searchIndex.sync(snapshot.list());
+      this.searchIndex.syncedVersion = snapshot.version;
+    };
+    if (this.searchIndex.size > 0) sync();
+    else if (snapshot.catalog.dropped.length > 0) setImmediate(sync);
+  }
+
   private async indexAll(): Promise<void> {
     const started = performance.now();
     this.watch.take();
     const folders = new Map<string, IndexedFolder>();
     const treeDirs = new Map<string, TreeDir>();
     const unreadable: string[] = [];
+    const expanded = await expandSkillRoots(this.entries);
+    for (const problem of expanded.problems) this.logger.warn({ problem }, 'skills: a skills root is not what it claims');
+    this.roots = expanded.roots;
     // Roots in order, so that a folder under two overlapping roots belongs to the earlier one.
-    for (const [rootIndex, root] of this.roots.entries()) {
+    for (const [rootIndex, { path: root }] of this.roots.entries()) {
       const tree = await this.scanner.index({ path: root, index: rootIndex }, { path: root, depth: 0 }, (batch) => {
         for (const entry of this.indexBatch(batch)) if (!folders.has(entry.folder)) folders.set(entry.folder, entry);
       });
@@ -210,7 +262,7 @@ export class SkillRegistry {
       // What was known under `path` is replaced by what is there now.
       for (const key of this.folders.keys()) if (underPath(key, path) && !updates.has(key)) updates.set(key, null);
       this.watch.dropTreeDirsUnder(path);
-      const root = this.roots[place.rootIndex];
+      const root = this.roots[place.rootIndex]?.path;
       if (root === undefined || place.depth > SCAN_LIMITS.maxSkillDepth) continue;
       const tree = await this.scanner.index({ path: root, index: place.rootIndex }, { path, depth: place.depth }, (batch) => {
         for (const entry of this.indexBatch(batch)) if (!updates.get(entry.folder)) updates.set(entry.folder, entry);
@@ -220,22 +272,29 @@ export class SkillRegistry {
     if (this.closed) return;
 
     const changed: IndexedFolder[] = [];
+    /** Skills replaced by a new version under the same id, when that is all that changed. */
+    let edits: SkillEdit[] | undefined = [];
     let removed = 0;
     for (const [folder, entry] of updates) {
       const old = this.folders.get(folder);
       if (entry === null) {
         if (!old) continue;
+        edits = undefined;
         removed += 1;
         this.folders.delete(folder);
         this.watch.retarget(folder, old.watchDirs, []);
         continue;
       }
-      if (!old || !sameOutcome(old, entry)) changed.push(entry);
+      if (!old || !sameOutcome(old, entry)) {
+        changed.push(entry);
+        if (old?.skill && entry.skill) edits?.push({ before: old.skill, after: entry.skill });
+        else edits = undefined;
+      }
       this.folders.set(folder, entry);
       this.watch.retarget(folder, old?.watchDirs ?? [], entry.watchDirs);
     }
     if (changed.length === 0 && removed === 0) return;
-    this.publish(changed);
+    this.publish(changed, edits);
     this.logger.info(
       { version: this.version, changed: changed.map((e) => e.folder), removed, ms: Math.round(performance.now() - started) },
       'skills: reloaded',

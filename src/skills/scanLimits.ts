@@ -6,14 +6,15 @@ export const SCAN_LIMITS = {
   maxSkillDepth: 3,
   /** Folders looked at per discovery, so a huge unrelated tree cannot stall startup. */
   maxFolders: 200_000,
-  /** Entries (of any kind) in one skill folder. More makes the skill invalid: its hash would be partial. */
+  /** Entries (of any kind, .git included) in one skill folder. More makes the skill invalid: its hash would be partial. */
   maxFiles: 2000,
   /** Folder depth inside a skill folder; deeper makes the skill invalid for the same reason. */
   maxDepth: 8,
-  /** Files above this are hashed by size and mtime instead of content. */
-  hashContentMaxBytes: 8 * 1024 * 1024,
-  /** Content bytes read per skill; past it, bigger files are hashed by size and mtime. */
-  hashTotalMaxBytes: 64 * 1024 * 1024,
+  /**
+   * Bytes of all files of one skill. Every byte is hashed for the approval (no size or mtime shortcut), so
+   * a bigger skill is invalid rather than slow to index and to check before each run.
+   */
+  maxTotalBytes: 64 * 1024 * 1024,
   /** Text kept of each file under references/ or assets/ that SKILL.md mentions. */
   keepBytes: 32 * 1024,
   /** A bigger SKILL.md is refused. */

@@ -67,7 +67,14 @@ export interface Skill {
   scripts: string[];
   /** Files under references/ and assets/, sorted by path. */
   resources: ResourceFile[];
+  /** Claude Code's `disable-model-invocation: true`: out of the catalog, find_skills and load_skill; people may still run it. */
   disableModelInvocation: boolean;
+  /** Claude Code's `user-invocable` (default true): false hides it from `/skill`, `/skills` and autocomplete. */
+  userInvocable: boolean;
+  /** Claude Code's `argument-hint`, e.g. `[version]`: shown wherever the skill is offered to people. */
+  argumentHint?: string;
+  /** Claude Code's `allowed-tools`: advisory only (reported by `skills show`), never a pre-approval. */
+  allowedTools: string[];
   triggers: string[];
   preflight: PreflightStep[];
   hooks: HookMap;
@@ -116,12 +123,22 @@ export interface CatalogResult {
   dropped: string[];
 }
 
+export type { SearchHit } from './skillSearch.ts';
+import type { SearchHit } from './skillSearch.ts';
+
 /** One immutable view of every skill. A turn takes one at its start and uses it throughout. */
 export interface SkillSnapshot {
   readonly version: number;
   get(id: string): Skill | undefined;
   /** Valid, winning skills sorted by id. */
   list(): readonly Skill[];
+  /** Where the skill's root came from: `folder`, `Claude Code project`, `plugin NAME (marketplace M)`. */
+  originOf(skill: Pick<Skill, 'root'>): string;
+  /**
+   * Ranked search (BM25) over ids, descriptions, triggers and argument hints of this snapshot's skills, best
+   * first; `accept` narrows it (a world's allow-list, skills the model may use).
+   */
+  search(query: string, options?: { limit?: number; accept?: (skill: Skill) => boolean }): SearchHit[];
   /** Ids nearest to `id` (edit distance), best first. */
   closest(id: string, n?: number): string[];
   /** The `Agent Skills` system prompt section (rendered once per snapshot). */

@@ -8,9 +8,25 @@ import type { HookMap, PreflightStep, Profile, SkillProblem } from './types.ts';
 
 export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
 const EXTENSION_KEYS = new Set(['triggers', 'preflight', 'hooks']);
-/** Claude Code's skill keys: accepted (not used) in `runtime`. Booleans the bot honours are checked as errors. */
+/**
+ * Claude Code's skill keys, accepted in `runtime`. Honoured: `disable-model-invocation`, `user-invocable`
+ * (booleans, checked as errors) and `argument-hint`; `allowed-tools` is reported, never a pre-approval; the
+ * rest (`model`, `context`, `agent`, `when_to_use`) are accepted and ignored. HONOURED_CLAUDE_CODE_KEYS says so.
+ */
 const CLAUDE_CODE_BOOLEANS = new Set(['disable-model-invocation', 'user-invocable']);
 const CLAUDE_CODE_STRINGS = new Set(['argument-hint', 'model', 'context', 'agent', 'when_to_use']);
+
+/** How skillbot treats each Claude Code key (`skills validate` prints it for the keys a skill uses). */
+export const CLAUDE_CODE_KEY_NOTES: Readonly<Record<string, string>> = {
+  'disable-model-invocation': 'honoured: kept from the catalog, find_skills and load_skill; /skill still runs it',
+  'user-invocable': 'honoured: false hides it from /skill, /skills and autocomplete; the model may still load it',
+  'argument-hint': 'honoured: shown where the skill is offered',
+  'allowed-tools': 'advisory only: reported by skills show, never a pre-approval',
+  model: 'ignored: the bot uses SKILLBOT_MODEL',
+  context: 'ignored',
+  agent: 'ignored',
+  when_to_use: 'ignored',
+};
 
 const NAME_MAX = 64;
 const DESCRIPTION_MAX = 1024;
@@ -34,6 +50,9 @@ export interface ValidatedFrontmatter {
   name: string | undefined;
   description: string;
   disableModelInvocation: boolean;
+  userInvocable: boolean;
+  argumentHint?: string;
+  allowedTools: string[];
   triggers: string[];
   preflight: PreflightStep[];
   hooks: HookMap;
@@ -117,6 +136,12 @@ function checkOptionalSpecFields(data: Readonly<Record<string, unknown>>, proble
   }
 }
 
+/** `allowed-tools` as a list: the spec's space-separated string, or Claude Code's YAML list. */
+function allowedToolsOf(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
+  return Array.isArray(value) ? value.filter((tool): tool is string => typeof tool === 'string' && tool.trim() !== '') : [];
+}
+
 /** Validate parsed frontmatter and body. Pure: the folder's files come in through `folder`. */
 export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatter {
   const { data, profile } = input;
@@ -131,6 +156,8 @@ export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatte
     name: typeof data['name'] === 'string' ? data['name'] : undefined,
     description,
     disableModelInvocation: false,
+    userInvocable: true,
+    allowedTools: allowedToolsOf(data['allowed-tools']),
     triggers: [],
     preflight: [],
     hooks: {},
@@ -143,8 +170,10 @@ export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatte
     } else if (CLAUDE_CODE_BOOLEANS.has(key)) {
       if (typeof value !== 'boolean') problems.error('FIELD_TYPE', key, `must be true or false, got ${show(value)}`);
       else if (key === 'disable-model-invocation') result.disableModelInvocation = value;
+      else result.userInvocable = value;
     } else if (CLAUDE_CODE_STRINGS.has(key)) {
       if (typeof value !== 'string') problems.warn('FIELD_TYPE', key, `must be a string, got ${show(value)}`);
+      else if (key === 'argument-hint' && value.trim() !== '') result.argumentHint = value.replace(/\s+/g, ' ').trim();
     } else if (!EXTENSION_KEYS.has(key)) {
       problems.warn('UNKNOWN_KEY', key, 'is not a known field; ignored');
     }

@@ -2,6 +2,8 @@
 import { resolve } from 'node:path';
 import { FolderScanner, type ScannedFolder } from './folderScanner.ts';
 import { indexScannedFolder } from './indexSkill.ts';
+import { expandSkillRoots } from './skillRoots.ts';
+import { CLAUDE_CODE_KEY_NOTES } from './validate.ts';
 import type { Profile, SkillProblem } from './types.ts';
 
 export interface SkillReport {
@@ -11,6 +13,8 @@ export interface SkillReport {
   valid: boolean;
   errors: SkillProblem[];
   warnings: SkillProblem[];
+  /** Claude Code keys the skill's frontmatter uses (`skills validate` says how each is treated). */
+  claudeCodeKeys: string[];
 }
 
 export interface FolderValidation {
@@ -19,6 +23,10 @@ export interface FolderValidation {
   unreadable: string[];
   /** Given folders that hold no skill at all. */
   empty: string[];
+}
+
+function claudeCodeKeysOf(frontmatter: Readonly<Record<string, unknown>>): string[] {
+  return Object.keys(CLAUDE_CODE_KEY_NOTES).filter((key) => frontmatter[key] !== undefined);
 }
 
 /** Validate every skill in `dirs` (each a skill folder or a root of skills), in order. */
@@ -34,11 +42,18 @@ export async function validateFolders(dirs: readonly string[], profile: Profile)
 async function validateWith(scanner: FolderScanner, dirs: readonly string[], profile: Profile): Promise<FolderValidation> {
   const result: FolderValidation = { skills: [], unreadable: [], empty: [] };
   const firstFolderById = new Map<string, string>();
-  for (const [index, dir] of dirs.entries()) {
-    const path = resolve(dir);
+  let index = 0;
+  for (const dir of dirs) {
+    // A DIR may be a Claude Code project, a plugin or a marketplace checkout: each stands for its skill roots.
+    const { roots } = await expandSkillRoots([dir]);
     const scanned: ScannedFolder[] = [];
-    const tree = await scanner.index({ path, index }, { path, depth: 0 }, (batch) => scanned.push(...batch));
-    if (tree.unreadable !== undefined) {
+    let unreadable = false;
+    for (const { path } of roots) {
+      const tree = await scanner.index({ path, index }, { path, depth: 0 }, (batch) => scanned.push(...batch));
+      index += 1;
+      if (tree.unreadable !== undefined && path === resolve(dir)) unreadable = true;
+    }
+    if (unreadable) {
       result.unreadable.push(dir);
       continue;
     }
@@ -46,13 +61,14 @@ async function validateWith(scanner: FolderScanner, dirs: readonly string[], pro
     scanned.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
     for (const entry of scanned.map((folder) => indexScannedFolder(folder, profile))) {
       const report: SkillReport = entry.skill
-        ? { id: entry.skill.id, path: entry.folder, valid: true, errors: [], warnings: [...entry.skill.warnings] }
+        ? { id: entry.skill.id, path: entry.folder, valid: true, errors: [], warnings: [...entry.skill.warnings], claudeCodeKeys: claudeCodeKeysOf(entry.skill.frontmatter) }
         : {
             id: entry.invalid?.id ?? '',
             path: entry.folder,
             valid: false,
             errors: [...(entry.invalid?.errors ?? [])],
             warnings: [...(entry.invalid?.warnings ?? [])],
+            claudeCodeKeys: [],
           };
       const first = firstFolderById.get(report.id);
       if (first !== undefined && report.valid) {

@@ -3,7 +3,7 @@ import { LocalChannels } from './localChannels.ts';
 import { startPurgeTimer } from './purgeTimer.ts';
 import { StoreError } from './storeError.ts';
 import { optionalTtl, requireTtl, decodeRecord, encodeRecord, hasStatus, isLive, recordKey, type StoredRecord } from './storedRecord.ts';
-import type { Namespace, Store } from './types.ts';
+import type { AcceptOutcome, InboxEntry, ListableNamespace, Namespace, Store } from './types.ts';
 
 /**
  * The store for tests and single-process runs: a Map in this process, gone on exit. Values are kept as JSON
@@ -13,7 +13,11 @@ import type { Namespace, Store } from './types.ts';
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
+  /** Nothing leaves the process: there are no round trips to count. */
+  readonly roundTrips = 0;
   readonly #records = new Map<string, string>();
+  /** Per chat: waiting messages as JSON text, by id (Map keeps insertion order; ids are sorted on read). */
+  readonly #inboxes = new Map<string, Map<string, string>>();
   readonly #stopPurge: () => void;
   readonly #channels: LocalChannels;
   #closed = false;
@@ -73,7 +77,7 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
+  async list<T>(namespace: ListableNamespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     this.#open();
     const head = recordKey(namespace, '');
     const now = Date.now();
@@ -84,6 +88,56 @@ export class MemoryStore implements Store {
       if (record) found.push({ key: id.slice(head.length), value: record.value as T });
     }
     return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async accept(claims: string[], claimTtlMs: number, entry?: { chatId: string; item: InboxEntry }): Promise<AcceptOutcome> {
+    const ttl = requireTtl(claimTtlMs);
+    this.#open();
+    const now = Date.now();
+    const ids = claims.map((claim) => recordKey('dedupe', claim));
+    if (ids.some((id) => this.#live(id, now))) return 'duplicate';
+    const text = entry === undefined ? undefined : JSON.stringify(entry.item);
+    for (const id of ids) this.#records.set(id, encodeRecord({ status: 'accepted', at: now }, now + ttl));
+    if (entry !== undefined && text !== undefined) {
+      const inbox = this.#inboxes.get(entry.chatId) ?? new Map<string, string>();
+      inbox.set(entry.item.id, text);
+      this.#inboxes.set(entry.chatId, inbox);
+    }
+    return 'queued';
+  }
+
+  async inboxHead<T>(chatId: string, limit: number): Promise<Array<InboxEntry<T>>> {
+    this.#open();
+    const inbox = this.#inboxes.get(chatId);
+    if (!inbox) return [];
+    return [...inbox.keys()]
+      .sort()
+      .slice(0, limit)
+      .map((id) => JSON.parse(inbox.get(id) ?? 'null') as InboxEntry<T>);
+  }
+
+  async inboxRemove(chatId: string, id: string): Promise<void> {
+    this.#open();
+    const inbox = this.#inboxes.get(chatId);
+    inbox?.delete(id);
+    if (inbox?.size === 0) this.#inboxes.delete(chatId);
+  }
+
+  async inboxChats(): Promise<Array<{ chatId: string; oldestAt: number }>> {
+    this.#open();
+    const chats: Array<{ chatId: string; oldestAt: number }> = [];
+    for (const chatId of this.#inboxes.keys()) {
+      const [oldest] = await this.inboxHead(chatId, 1);
+      if (oldest) chats.push({ chatId, oldestAt: oldest.at });
+    }
+    return chats;
+  }
+
+  async inboxSize(): Promise<number> {
+    this.#open();
+    let size = 0;
+    for (const inbox of this.#inboxes.values()) size += inbox.size;
+    return size;
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -105,6 +159,7 @@ export class MemoryStore implements Store {
     this.#stopPurge();
     this.#channels.clear();
     this.#records.clear();
+    this.#inboxes.clear();
   }
 
   /** Drops expired records; returns how many. */

@@ -5,7 +5,8 @@ import { closeRedis, connectRedis, type RedisClient, withTimeout } from './redis
 import { RedisSubscriber } from './redisSubscriber.ts';
 import { StoreError, storeOperation } from './storeError.ts';
 import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
-import type { Namespace, Store } from './types.ts';
+import { prefixRange } from './keyRange.ts';
+import { type AcceptOutcome, type InboxEntry, LISTABLE_NAMESPACES, type ListableNamespace, type Namespace, type Store } from './types.ts';
 
 /**
  * Compare-and-set in one server-side step. KEYS[1] the record; ARGV: expected status, the new value's JSON,
@@ -44,15 +45,58 @@ if type(expires) == 'number' and expires <= tonumber(ARGV[2]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`;
 
-const MGET_BATCH = 500;
+/**
+ * accept() in one server-side step. KEYS: the chat's queue (sorted set of message ids by arrival), its messages
+ * (hash id → JSON), the set of chats waiting (sorted by their oldest message), the waiting-message counter, then
+ * the claim keys. ARGV: '1' with a message ('0' without), the claim record's JSON, claim TTL ms, message id,
+ * arrival ms, message JSON, chat id. Nothing is written when a claim is held: 0; else 1.
+ */
+const ACCEPT_SCRIPT = `
+for i = 5, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+for i = 5, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[2], 'PX', ARGV[3])
+end
+if ARGV[1] == '1' then
+  redis.call('ZADD', KEYS[1], ARGV[5], ARGV[4])
+  redis.call('HSET', KEYS[2], ARGV[4], ARGV[6])
+  redis.call('ZADD', KEYS[3], 'LT', ARGV[5], ARGV[7])
+  redis.call('INCR', KEYS[4])
+end
+return 1`;
 
-function globEscape(text: string): string {
-  return text.replace(/[*?[\]\\]/g, '\\$&');
-}
+/** The first ARGV[1] messages of a chat, oldest first. KEYS: the chat's queue and messages. */
+const HEAD_SCRIPT = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[2], unpack(ids))`;
 
 /**
- * The scale-out store. Plain set/delete go through Keyv on @keyv/redis; claim is `SET NX PX`, compare-and-set a
- * Lua script, release another, list a SCAN (never KEYS), all on the same client and keys. Publish goes out on that
+ * Removes one message (ARGV[1]) of a chat (ARGV[2]); the chat stays in the waiting set under its new oldest
+ * message, or leaves it. KEYS as in ACCEPT_SCRIPT, without claims.
+ */
+const REMOVE_SCRIPT = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('DECR', KEYS[4])
+end
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #head == 0 then
+  redis.call('ZREM', KEYS[3], ARGV[2])
+else
+  redis.call('ZADD', KEYS[3], head[2], ARGV[2])
+end
+return 1`;
+
+const MGET_BATCH = 500;
+const LISTABLE = new Set<Namespace>(LISTABLE_NAMESPACES);
+
+/**
+ * The scale-out store. Plain set/delete go through Keyv on @keyv/redis (a listable namespace's in a MULTI that
+ * also indexes the key); claim is `SET NX PX`, compare-and-set a Lua script, release another, list a range of
+ * the namespace's key index, the inbox sorted sets and hashes driven by Lua; never SCAN or KEYS, so no
+ * operation's cost depends on how many keys the server holds. Publish goes out on that
  * client too; subscriptions need a connection of their own (RedisSubscriber). Channels carry the key prefix, so
  * bots with different prefixes on one server do not hear each other. Commands fail at once while the server is
  * away (no offline queue), so an outage is an error to the caller, not a hang or a "not found".
@@ -65,6 +109,7 @@ export class RedisStore implements Store {
   readonly #timeoutMs: number;
   readonly #subscriber: RedisSubscriber;
   #closed = false;
+  #roundTrips = 0;
 
   private constructor(client: RedisClient, keyPrefix: string, timeoutMs: number, subscriber: RedisSubscriber) {
     this.#client = client;
@@ -115,24 +160,36 @@ export class RedisStore implements Store {
     const ttl = optionalTtl(ttlMs);
     if (value === undefined) throw new TypeError('a store value cannot be undefined (use delete)');
     await this.#run(`set ${namespace}:${key}`, async () => {
-      await this.#keyv.set(this.#key(namespace, key), value, ttl);
+      const id = this.#key(namespace, key);
+      if (!LISTABLE.has(namespace)) {
+        await this.#keyv.set(id, value, ttl);
+        return;
+      }
+      // A listable namespace keeps its keys in an index as well, in the same transaction.
+      const text = encodeRecord(value, ttl === undefined ? undefined : Date.now() + ttl);
+      const write = this.#client.multi().zAdd(this.#index(namespace), { score: 0, value: id });
+      await (ttl === undefined ? write.set(id, text) : write.set(id, text, { expiration: { type: 'PX', value: ttl } })).exec();
     });
   }
 
   async delete(namespace: Namespace, key: string): Promise<void> {
     await this.#run(`delete ${namespace}:${key}`, async () => {
-      await this.#keyv.delete(this.#key(namespace, key));
+      const id = this.#key(namespace, key);
+      if (LISTABLE.has(namespace)) await this.#client.multi().del(id).zRem(this.#index(namespace), id).exec();
+      else await this.#keyv.delete(id);
     });
   }
 
   async claim(namespace: Namespace, key: string, value: unknown, ttlMs: number): Promise<boolean> {
     const ttl = requireTtl(ttlMs);
     return this.#run(`claim ${namespace}:${key}`, async () => {
-      const reply = await this.#client.set(this.#key(namespace, key), encodeRecord(value, Date.now() + ttl), {
-        condition: 'NX',
-        expiration: { type: 'PX', value: ttl },
-      });
-      return reply === 'OK';
+      const id = this.#key(namespace, key);
+      const options = { condition: 'NX', expiration: { type: 'PX', value: ttl } } as const;
+      const text = encodeRecord(value, Date.now() + ttl);
+      if (!LISTABLE.has(namespace)) return (await this.#client.set(id, text, options)) === 'OK';
+      // Indexed whether or not the claim wins: an index entry without its record is skipped (and dropped) by list.
+      const [, reply] = await this.#client.multi().zAdd(this.#index(namespace), { score: 0, value: id }).set(id, text, options).exec();
+      return String(reply) === 'OK';
     });
   }
 
@@ -163,31 +220,78 @@ export class RedisStore implements Store {
     });
   }
 
-  async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
+  async list<T>(namespace: ListableNamespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     return this.#run(`list ${namespace}:${prefix}*`, async () => {
       const head = this.#key(namespace, '');
-      const keys = new Set<string>(); // SCAN may return a key twice
-      let cursor = '0';
-      do {
-        const reply = await this.#client.scan(cursor, { MATCH: `${globEscape(head + prefix)}*`, COUNT: 1_000 });
-        cursor = String(reply.cursor);
-        for (const found of reply.keys) keys.add(String(found));
-      } while (cursor !== '0');
-      const ids = [...keys];
+      const index = this.#index(namespace);
+      const { from, to } = prefixRange(head + prefix);
+      // The namespace's index, sorted by key: a lexicographic range costs what it returns, never a SCAN.
+      const ids = await this.#client.zRange(index, `[${from}`, `(${to}`, { BY: 'LEX' });
       const now = Date.now();
       const found: Array<{ key: string; value: T }> = [];
+      const gone: string[] = [];
       for (let start = 0; start < ids.length; start += MGET_BATCH) {
         const batch = ids.slice(start, start + MGET_BATCH);
         const texts = await this.#client.mGet(batch);
         batch.forEach((id, index) => {
           const text = texts[index];
-          if (typeof text !== 'string') return; // expired between SCAN and MGET
+          if (typeof text !== 'string') {
+            gone.push(id); // expired or deleted: its index entry goes too
+            return;
+          }
           const record = decodeRecord(text);
           if (isLive(record, now)) found.push({ key: id.slice(head.length), value: record.value as T });
         });
       }
-      return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      if (gone.length > 0) await this.#client.zRem(index, gone);
+      return found;
     });
+  }
+
+  async accept(claims: string[], claimTtlMs: number, entry?: { chatId: string; item: InboxEntry }): Promise<AcceptOutcome> {
+    const ttl = requireTtl(claimTtlMs);
+    return this.#run(`accept ${entry?.chatId ?? ''}`, async () => {
+      const now = Date.now();
+      const chatId = entry?.chatId ?? '';
+      const reply = await this.#client.eval(ACCEPT_SCRIPT, {
+        keys: [...this.#queueKeys(chatId), ...claims.map((claim) => this.#key('dedupe', claim))],
+        arguments: [
+          entry === undefined ? '0' : '1',
+          encodeRecord({ status: 'accepted', at: now }, now + ttl),
+          String(ttl),
+          entry?.item.id ?? '',
+          String(entry?.item.at ?? 0),
+          entry === undefined ? '' : JSON.stringify(entry.item),
+          chatId,
+        ],
+      });
+      return reply === 1 ? 'queued' : 'duplicate';
+    });
+  }
+
+  async inboxHead<T>(chatId: string, limit: number): Promise<Array<InboxEntry<T>>> {
+    return this.#run(`inbox head ${chatId}`, async () => {
+      const [queue, items] = this.#queueKeys(chatId);
+      const reply = (await this.#client.eval(HEAD_SCRIPT, { keys: [queue, items], arguments: [String(limit)] })) as unknown[];
+      return reply.filter((text): text is string => typeof text === 'string').map((text) => JSON.parse(text) as InboxEntry<T>);
+    });
+  }
+
+  async inboxRemove(chatId: string, id: string): Promise<void> {
+    await this.#run(`inbox remove ${chatId}`, async () => {
+      await this.#client.eval(REMOVE_SCRIPT, { keys: this.#queueKeys(chatId), arguments: [id, chatId] });
+    });
+  }
+
+  async inboxChats(): Promise<Array<{ chatId: string; oldestAt: number }>> {
+    return this.#run('inbox chats', async () => {
+      const reply = await this.#client.zRangeWithScores(this.#queueKeys('')[2], 0, -1);
+      return reply.map(({ value, score }) => ({ chatId: String(value), oldestAt: score }));
+    });
+  }
+
+  async inboxSize(): Promise<number> {
+    return this.#run('inbox size', async () => Number((await this.#client.get(this.#queueKeys('')[3])) ?? 0));
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -221,7 +325,24 @@ export class RedisStore implements Store {
     return this.#prefix + recordKey(namespace, key);
   }
 
+  /** The sorted set of a listable namespace's keys (full Redis keys, score 0, so ordered by key). */
+  #index(namespace: Namespace): string {
+    return `${this.#prefix}index:${namespace}`;
+  }
+
+  /** A chat's queue and messages, the waiting chats, the waiting-message counter (see ACCEPT_SCRIPT). */
+  #queueKeys(chatId: string): [string, string, string, string] {
+    const base = `${this.#prefix}chats:`;
+    return [`${base}queue:${chatId}`, `${base}queue-items:${chatId}`, `${base}queued-chats`, `${base}queue-size`];
+  }
+
+  /** Store operations sent to the server (each one round trip, a listing one per batch). For the bench. */
+  get roundTrips(): number {
+    return this.#roundTrips;
+  }
+
   async #run<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    this.#roundTrips++;
     // Checked first: once closed, @keyv/redis would quietly open a new connection.
     if (this.#closed) throw new StoreError(`redis store is closed (${what})`);
     return storeOperation(`redis ${what}`, operation);

@@ -7,7 +7,8 @@ import { LocalChannels } from './localChannels.ts';
 import { startPurgeTimer } from './purgeTimer.ts';
 import { StoreError, storeOperation } from './storeError.ts';
 import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
-import type { Namespace, Store } from './types.ts';
+import { prefixRange } from './keyRange.ts';
+import type { AcceptOutcome, InboxEntry, ListableNamespace, Namespace, Store } from './types.ts';
 
 // @keyv/sqlite's table: key TEXT PRIMARY KEY, value TEXT holding the {value, expires} JSON.
 const TABLE = 'keyv';
@@ -24,9 +25,68 @@ const LIVE_WITH_STATUS = `key = ? AND json_extract(value, '$.value.status') = ?
 const CAS_KEEP_EXPIRY_SQL = `UPDATE ${TABLE} SET value = json_set(value, '$.value', json(?)) WHERE ${LIVE_WITH_STATUS} RETURNING key`;
 const CAS_NEW_EXPIRY_SQL = `UPDATE ${TABLE} SET value = ? WHERE ${LIVE_WITH_STATUS} RETURNING key`;
 const RELEASE_SQL = `DELETE FROM ${TABLE} WHERE ${LIVE_WITH_STATUS} RETURNING key`;
-const PURGE_SQL = `DELETE FROM ${TABLE}
-  WHERE CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') <= ? ELSE 0 END
+// Expiry, indexed (an expression index: the table is @keyv/sqlite's), so the periodic purge reads only the rows
+// that expired instead of every row. The expression tolerates a value that is not JSON; the query repeats it
+// exactly, which is what lets the planner use the index.
+const EXPIRES = `(CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END)`;
+const EXPIRES_INDEX_SQL = `CREATE INDEX IF NOT EXISTS ${TABLE}_expires ON ${TABLE} ${EXPIRES}`;
+const PURGE_SQL = `DELETE FROM ${TABLE} WHERE ${EXPIRES} <= ? RETURNING key`;
+
+// The inbox lives in the same table as everything else, under keys whose order is the queue's order, and is
+// read only by key ranges (index-served): `chats:queue/<chat>/<id>` per waiting message (ids sort by arrival),
+// `chats:queued-chat/<chat>` per chat with messages waiting. The chat id is URI-encoded so it holds no '/'.
+const QUEUE = 'chats:queue/';
+const QUEUED_CHAT = 'chats:queued-chat/';
+const queueOf = (chatId: string) => `${QUEUE}${encodeURIComponent(chatId)}/`;
+const queuedChatKey = (chatId: string) => `${QUEUED_CHAT}${encodeURIComponent(chatId)}`;
+const IN_RANGE = 'key >= ? AND key < ?';
+const LIVE = `(json_extract(value, '$.expires') IS NULL OR json_extract(value, '$.expires') > ?)`;
+
+/**
+ * accept() as one statement, hence atomic across every connection: the claim rows, the message and the chat's
+ * waiting marker are inserted together, or (some claim still live) none of them. An expired claim row is
+ * replaced; an existing marker keeps the older of the two arrival times (the chat's oldest message). `claims` is the number of claims.
+ */
+function acceptSql(claims: number, rows: number): string {
+  const values = Array.from({ length: rows }, () => '(?, ?)').join(', ');
+  const unclaimed =
+    claims === 0 ? 'true' : `NOT EXISTS (SELECT 1 FROM ${TABLE} WHERE key IN (${Array.from({ length: claims }, () => '?').join(', ')}) AND ${LIVE})`;
+  return `WITH incoming(key, value) AS (VALUES ${values})
+  INSERT INTO ${TABLE} (key, value) SELECT key, value FROM incoming WHERE ${unclaimed}
+  ON CONFLICT(key) DO UPDATE SET value = CASE WHEN ${TABLE}.key = ?
+    THEN json_set(${TABLE}.value, '$.value.oldestAt', min(json_extract(${TABLE}.value, '$.value.oldestAt'), json_extract(excluded.value, '$.value.oldestAt')))
+    ELSE excluded.value END
   RETURNING key`;
+}
+const HEAD_SQL = `SELECT value FROM ${TABLE} WHERE ${IN_RANGE} ORDER BY key LIMIT ?`;
+const REMOVE_ITEM_SQL = `DELETE FROM ${TABLE} WHERE key = ?`;
+// The chat's marker follows its new oldest message, or goes once there is none (each one atomic statement).
+const RENEW_MARKER_SQL = `UPDATE ${TABLE} SET value = json_set(value, '$.value.oldestAt',
+    (SELECT json_extract(value, '$.value.at') FROM ${TABLE} WHERE ${IN_RANGE} ORDER BY key LIMIT 1))
+  WHERE key = ? AND EXISTS (SELECT 1 FROM ${TABLE} WHERE ${IN_RANGE})`;
+const DROP_MARKER_SQL = `DELETE FROM ${TABLE} WHERE key = ? AND NOT EXISTS (SELECT 1 FROM ${TABLE} WHERE ${IN_RANGE})`;
+const QUEUED_CHATS_SQL = `SELECT value FROM ${TABLE} WHERE ${IN_RANGE}`;
+const QUEUE_SIZE_SQL = `SELECT count(*) AS size FROM ${TABLE} WHERE ${IN_RANGE}`;
+const LIST_SQL = `SELECT key, value FROM ${TABLE} WHERE ${IN_RANGE} ORDER BY key`;
+
+/**
+ * The statements of the per-turn and periodic paths that read the table, for a test that checks each is served by
+ * the primary key's index (claim and Keyv's set are plain inserts by key: no read plan).
+ */
+export const INDEXED_STATEMENTS = {
+  get: `SELECT value FROM ${TABLE} WHERE key = ?`,
+  accept: acceptSql(2, 4),
+  head: HEAD_SQL,
+  removeItem: REMOVE_ITEM_SQL,
+  renewMarker: RENEW_MARKER_SQL,
+  dropMarker: DROP_MARKER_SQL,
+  queuedChats: QUEUED_CHATS_SQL,
+  queueSize: QUEUE_SIZE_SQL,
+  list: LIST_SQL,
+  compareAndSet: CAS_NEW_EXPIRY_SQL,
+  release: RELEASE_SQL,
+  purge: PURGE_SQL,
+};
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -43,6 +103,7 @@ export class SqliteStore implements Store {
   readonly #stopPurge: () => void;
   readonly #channels: LocalChannels;
   #closed = false;
+  #statements = 0;
 
   private constructor(adapter: KeyvSqlite, logger: Logger, purgeIntervalMs: number) {
     this.#adapter = adapter;
@@ -69,6 +130,7 @@ export class SqliteStore implements Store {
     try {
       // WAL: readers never wait for a writer, and a second instance on the same file works.
       await adapter.query('PRAGMA journal_mode = WAL');
+      await adapter.query(EXPIRES_INDEX_SQL);
       await adapter.query(PURGE_SQL, Date.now());
     } catch (error) {
       await adapter.close().catch(() => undefined);
@@ -94,12 +156,14 @@ export class SqliteStore implements Store {
     const ttl = optionalTtl(ttlMs);
     if (value === undefined) throw new TypeError('a store value cannot be undefined (use delete)');
     await this.#run(`set ${namespace}:${key}`, async () => {
+      this.#statements++;
       await this.#keyv.set(recordKey(namespace, key), value, ttl);
     });
   }
 
   async delete(namespace: Namespace, key: string): Promise<void> {
     await this.#run(`delete ${namespace}:${key}`, async () => {
+      this.#statements++;
       await this.#keyv.delete(recordKey(namespace, key));
     });
   }
@@ -139,15 +203,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  async list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
+  async list<T>(namespace: ListableNamespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     return this.#run(`list ${namespace}:${prefix}*`, async () => {
       const head = recordKey(namespace, '');
-      // substr/length count characters on both sides, so no LIKE wildcard (or its case folding) gets in the way.
-      const rows = await this.#query(
-        `SELECT key, value FROM ${TABLE} WHERE substr(key, 1, length(?)) = ?`,
-        head + prefix,
-        head + prefix,
-      );
+      // A key range, served by the primary key's index; no LIKE wildcard (or its case folding) gets in the way.
+      const { from, to } = prefixRange(head + prefix);
+      const rows = await this.#query(LIST_SQL, from, to);
       const now = Date.now();
       const found: Array<{ key: string; value: T }> = [];
       for (const row of rows) {
@@ -156,6 +217,63 @@ export class SqliteStore implements Store {
       }
       return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     });
+  }
+
+  async accept(claims: string[], claimTtlMs: number, entry?: { chatId: string; item: InboxEntry }): Promise<AcceptOutcome> {
+    const ttl = requireTtl(claimTtlMs);
+    return this.#run(`accept ${entry?.chatId ?? ''}`, async () => {
+      const now = Date.now();
+      const ids = claims.map((claim) => recordKey('dedupe', claim));
+      const rows: string[] = [];
+      for (const id of ids) rows.push(id, encodeRecord({ status: 'accepted', at: now }, now + ttl));
+      const marker = entry === undefined ? '' : queuedChatKey(entry.chatId);
+      if (entry !== undefined) {
+        rows.push(`${queueOf(entry.chatId)}${entry.item.id}`, encodeRecord(entry.item, undefined));
+        rows.push(marker, encodeRecord({ chatId: entry.chatId, oldestAt: entry.item.at }, undefined));
+      }
+      if (rows.length === 0) return 'queued';
+      const inserted = await this.#query(acceptSql(ids.length, rows.length / 2), ...rows, ...ids, ...(ids.length > 0 ? [now] : []), marker);
+      return inserted.length > 0 ? 'queued' : 'duplicate';
+    });
+  }
+
+  async inboxHead<T>(chatId: string, limit: number): Promise<Array<InboxEntry<T>>> {
+    return this.#run(`inbox head ${chatId}`, async () => {
+      const { from, to } = prefixRange(queueOf(chatId));
+      const rows = await this.#query(HEAD_SQL, from, to, limit);
+      return rows.map((row) => decodeRecord(String(row.value)).value as InboxEntry<T>);
+    });
+  }
+
+  async inboxRemove(chatId: string, id: string): Promise<void> {
+    await this.#run(`inbox remove ${chatId}`, async () => {
+      const { from, to } = prefixRange(queueOf(chatId));
+      const marker = queuedChatKey(chatId);
+      await this.#query(REMOVE_ITEM_SQL, `${queueOf(chatId)}${id}`);
+      await this.#query(RENEW_MARKER_SQL, from, to, marker, from, to);
+      await this.#query(DROP_MARKER_SQL, marker, from, to);
+    });
+  }
+
+  async inboxChats(): Promise<Array<{ chatId: string; oldestAt: number }>> {
+    return this.#run('inbox chats', async () => {
+      const { from, to } = prefixRange(QUEUED_CHAT);
+      const rows = await this.#query(QUEUED_CHATS_SQL, from, to);
+      return rows.map((row) => decodeRecord(String(row.value)).value as { chatId: string; oldestAt: number });
+    });
+  }
+
+  async inboxSize(): Promise<number> {
+    return this.#run('inbox size', async () => {
+      const { from, to } = prefixRange(QUEUE);
+      const rows = await this.#query(QUEUE_SIZE_SQL, from, to);
+      return Number(rows[0]?.size ?? 0);
+    });
+  }
+
+  /** Every statement this store runs on the backing file goes through here; `statements` counts them (bench). */
+  get roundTrips(): number {
+    return this.#statements;
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -190,6 +308,7 @@ export class SqliteStore implements Store {
   }
 
   async #query(sql: string, ...params: unknown[]): Promise<Rows> {
+    this.#statements++;
     return (await this.#adapter.query(sql, ...params)) as Rows;
   }
 

@@ -2,6 +2,23 @@
 export type Namespace = 'history' | 'grants' | 'approvals' | 'dedupe' | 'audit' | 'usage' | 'chats' | 'leases';
 
 /**
+ * The namespaces `list` serves, each through an index (Redis: a sorted set of its keys; SQLite: a key range on
+ * the primary key), so a listing costs what it returns, never a walk over the whole store.
+ */
+export const LISTABLE_NAMESPACES = ['grants', 'audit', 'approvals'] as const;
+export type ListableNamespace = (typeof LISTABLE_NAMESPACES)[number];
+
+/** A message waiting in a chat's inbox: ids sort by arrival, `at` is its arrival time (epoch ms). */
+export interface InboxEntry<T = unknown> {
+  id: string;
+  at: number;
+  value: T;
+}
+
+/** What accept() did: queued it (first delivery), or nothing at all (a key of it was already accepted). */
+export type AcceptOutcome = 'queued' | 'duplicate';
+
+/**
  * The small state interface every part of the core uses (built on Keyv, plus the atomic operations Keyv
  * lacks). Values are JSON-serialisable. Store errors are thrown as errors, never read as "not found".
  */
@@ -30,7 +47,26 @@ export interface Store {
    */
   release(namespace: Namespace, key: string, expectedStatus: string): Promise<boolean>;
   /** Live records of a namespace whose key starts with `prefix`, sorted by key (operator commands). */
-  list<T>(namespace: Namespace, prefix: string): Promise<Array<{ key: string; value: T }>>;
+  list<T>(namespace: ListableNamespace, prefix: string): Promise<Array<{ key: string; value: T }>>;
+  /**
+   * One platform delivery, in ONE atomic step: unless one of `claims` is held already (in 'dedupe'), hold them
+   * all for `claimTtlMs` and append `entry` (if any) to the inbox of `entry.chatId`, marking that chat as
+   * waiting. 'duplicate' changed nothing. There is no state in between, so a process that dies mid-way leaves
+   * either a fully accepted delivery or none.
+   */
+  accept(
+    claims: string[],
+    claimTtlMs: number,
+    entry?: { chatId: string; item: InboxEntry },
+  ): Promise<AcceptOutcome>;
+  /** The first `limit` waiting messages of a chat, oldest first. */
+  inboxHead<T>(chatId: string, limit: number): Promise<Array<InboxEntry<T>>>;
+  /** Removes one answered message; a chat left with none is no longer waiting. */
+  inboxRemove(chatId: string, id: string): Promise<void>;
+  /** Chats with messages waiting (the sweeper's list), each with the arrival time of its oldest one. */
+  inboxChats(): Promise<Array<{ chatId: string; oldestAt: number }>>;
+  /** Messages waiting over all chats (a gauge). */
+  inboxSize(): Promise<number>;
   /**
    * Send `message` to every current subscriber of `channel`. Redis: every instance on the server (same key
    * prefix); sqlite and memory: subscribers of this store object only. Delivery is at most once: a subscriber
@@ -43,6 +79,8 @@ export interface Store {
    * handler is not called again.
    */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  /** Operations sent to the backend so far (SQLite statements, Redis round trips): for bench figures. */
+  readonly roundTrips: number;
   /** True when the backing store answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

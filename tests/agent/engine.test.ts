@@ -161,8 +161,8 @@ describe('metrics', () => {
     harness = await startHarness();
     await harness.say('one');
     await harness.say('two');
-    const text = harness.app.metrics.render();
+    const text = await harness.app.metrics.render();
     expect(text).toContain('skillbot_turns_total{status="answered"} 2');
-    expect(harness.app.metrics.cacheReadTokens.get()).toBeGreaterThan(0);
+    expect(await harness.app.metrics.value(harness.app.metrics.cacheReadTokens)).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimReply } from '../../src/agent/replyClaim.ts';
+import { claimReply } from '../../src/chats/replyClaim.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

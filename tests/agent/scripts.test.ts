@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/hitl/types.ts';
+import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/approvals/types.ts';
 import { lastToolResult, scripted, textReply, toolUseReply, type BrainRequest } from '../fakes/anthropic.ts';
 import { type Harness, STATS_SKILL, startHarness } from './harness.ts';
 
@@ -122,14 +122,14 @@ describe('skill scripts under approval, end to end', () => {
     harness.fake.setBrain(loadThenEcho([]));
     await harness.say('count');
     const output: string[] = [];
-    const { runAuditCommand } = await import('../../src/hitl/commands.ts');
+    const { runAuditCommand } = await import('../../src/approvals/commands.ts');
     const code = await runAuditCommand(['--json'], { store: harness.app.store, output: { out: (t) => output.push(t), err: (t) => output.push(t) } });
     expect(code).toBe(0);
     const text = output.join('\n');
     expect(text).toContain('"kind":"approval"');
     expect(text).toContain('"kind":"run"');
     expect(text).toContain('scripts/count.sh');
-    expect(harness.app.metrics.scriptRuns.get({ status: 'ok' })).toBe(1);
-    expect(harness.app.metrics.approvals.get({ outcome: 'yes_once' })).toBe(1);
+    expect(await harness.app.metrics.value(harness.app.metrics.scriptRuns, { status: 'ok' })).toBe(1);
+    expect(await harness.app.metrics.value(harness.app.metrics.approvals, { outcome: 'yes_once' })).toBe(1);
   });
 });

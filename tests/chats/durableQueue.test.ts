@@ -55,8 +55,13 @@ async function open(url: string): Promise<Store> {
   return store;
 }
 
+/** Instances the tests declare alive; any other holder counts as gone (its liveness record lapsed). */
+const alive = new Set<string>();
+
 function queue(store: Store, run: (item: InboxItem) => Promise<'done' | 'retry'>): DurableQueue {
-  const q = new DurableQueue(store, run, silentLogger(), FAST);
+  const instanceId = `instance-${randomUUID().slice(0, 8)}`;
+  alive.add(instanceId);
+  const q = new DurableQueue(store, run, { instanceId, isAlive: async (id) => alive.has(id) }, silentLogger(), FAST);
   cleanups.push(() => q.stop(1000));
   return q;
 }
@@ -66,36 +71,63 @@ describe('the durable queue', () => {
     const store = await open('memory://');
     const rec = recorder();
     const q = queue(store, rec.run);
-    for (const text of ['1', '2', '3', '4']) await q.submit(message('a', text));
-    await q.submit(message('b', 'x'));
+    for (const text of ['1', '2', '3', '4']) await q.accept(message('a', text), []);
+    await q.accept(message('b', 'x'), []);
     await until(() => rec.ran.length === 5, 'five answers');
     expect(rec.ran.filter((entry) => entry.startsWith('a:'))).toEqual(['a:1', 'a:2', 'a:3', 'a:4']);
     expect(rec.overlaps()).toBe(0);
     expect(await new Inbox(store).chatsWaiting()).toEqual([]);
+    expect(await store.inboxSize()).toBe(0);
   });
 
   it('answers messages left in the inbox by a restart', async () => {
     const url = `sqlite://${join(dir, 'q.sqlite')}`;
     const before = await open(url);
-    await new Inbox(before).put(message('a', 'left over'));
+    await new Inbox(before).accept(message('a', 'left over'), []);
     const rec = recorder();
     queue(await open(url), rec.run).start();
     await until(() => rec.ran.length === 1, 'the left-over message');
     expect(rec.ran).toEqual(['a:left over']);
   });
 
-  it("takes over a dead instance's chat once its lease expires", async () => {
+  it("takes over a dead instance's chat at the next sweep, long before its lease would lapse", async () => {
     const url = `sqlite://${join(dir, 'q.sqlite')}`;
     const store = await open(url);
-    // A holder that died: its lease is never renewed, its messages never answered.
-    await store.claim('leases', 'chat:terminal:local/a', { status: 'dead-instance' }, 300);
-    await new Inbox(store).put(message('a', 'orphan'));
+    // Held by an instance whose liveness is gone; the lease itself would stand for an hour.
+    await store.claim('leases', 'chat:terminal:local/a', { status: 'token-of-the-dead', at: Date.now(), instanceId: 'dead-instance' }, 3_600_000);
+    await new Inbox(store).accept(message('a', 'orphan'), []);
     const rec = recorder();
-    const q = queue(await open(url), rec.run);
-    q.start();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(rec.ran).toEqual([]);
+    queue(await open(url), rec.run).start();
     await until(() => rec.ran.length === 1, 'the orphaned message');
+    expect(rec.ran).toEqual(['a:orphan']);
+  });
+
+  it('leaves a chat to its holder while that holder is alive, and takes it over once it is gone', async () => {
+    const url = `sqlite://${join(dir, 'q.sqlite')}`;
+    const store = await open(url);
+    alive.add('busy-instance');
+    await store.claim('leases', 'chat:terminal:local/a', { status: 'its-token', at: Date.now(), instanceId: 'busy-instance' }, 3_600_000);
+    await new Inbox(store).accept(message('a', 'wait for it'), []);
+    const rec = recorder();
+    queue(await open(url), rec.run).start();
+    // Several sweeps pass (every 50 ms here): the live holder keeps the chat.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(rec.ran).toEqual([]);
+    alive.delete('busy-instance');
+    await until(() => rec.ran.length === 1, 'the take-over');
+    expect(rec.ran).toEqual(['a:wait for it']);
+  });
+
+  it('accepts a delivery once: a redelivery sharing any key is a duplicate and queues nothing', async () => {
+    const store = await open('memory://');
+    const inbox = new Inbox(store);
+    expect((await inbox.accept(message('a', 'hello'), ['event:1', 'message:a:1'])).outcome).toBe('queued');
+    expect((await inbox.accept(message('a', 'hello'), ['event:2', 'message:a:1'])).outcome).toBe('duplicate');
+    expect((await inbox.accept(undefined, ['event:1'])).outcome).toBe('duplicate');
+    // The duplicate claimed nothing either: its own new key is still free.
+    expect((await inbox.accept(undefined, ['event:2'])).outcome).toBe('queued');
+    expect(await store.inboxSize()).toBe(1);
+    expect((await inbox.next('terminal:local/a'))?.message.text).toBe('hello');
   });
 
   it('hands a chat over on stop: a turn past the deadline is picked up elsewhere', async () => {
@@ -108,7 +140,7 @@ describe('the durable queue', () => {
       await stuck;
       return 'done';
     });
-    await first.submit(message('a', 'slow'));
+    await first.accept(message('a', 'slow'), []);
     await until(() => first.active === 1, 'the first instance to start');
     await first.stop(50);
     const rec = recorder();
@@ -137,7 +169,7 @@ describe('the durable queue', () => {
         const chat = `c${i % 5}`;
         sent.push(`${chat}:${i}`);
         // A chat's messages enter through one instance (order within a millisecond is per process); any instance answers.
-        await queues[(i % 5) % 2]!.submit(message(chat, String(i)));
+        await queues[(i % 5) % 2]!.accept(message(chat, String(i)), []);
       }
       await until(() => ran.length >= 40, 'forty answers', 20_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -164,13 +196,13 @@ describe('hand-over at shutdown', () => {
       await stuck;
       return 'done';
     });
-    await first.submit(message('a', 'slow'));
+    await first.accept(message('a', 'slow'), []);
     await until(() => started, 'the first turn to start');
     await first.stop(20);
     expect(first.handedOverChats).toBe(true);
     release();
     await until(() => first.active === 0, 'the first turn to end');
     // The late finish did not remove the message: it is still waiting for its answer.
-    expect((await new Inbox(await open(url)).pending('terminal:local/a')).map((item) => item.message.text)).toEqual(['slow']);
+    expect((await new Inbox(await open(url)).next('terminal:local/a'))?.message.text).toBe('slow');
   });
 });

@@ -1,7 +1,7 @@
 // Approval buttons end to end: what the question shows, who may click, clicking twice, grants, a stop and restart.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_ALLOWED_TEXT } from '../../src/hitl/approvals.ts';
+import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
 import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { approvalIn, botMessages, buttonIds, type DiscordBot, makeSkillsDir, REPORT_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
@@ -65,7 +65,8 @@ function noteFor(fake: FakeDiscord, click: FakeInteraction, text: string | RegEx
   );
 }
 
-const hasButtons = (message: FakeMessage) => buttonIds(message).length > 0;
+/** Approval buttons (a running turn's status line carries a `stop:` button, which is not one). */
+const hasButtons = (message: FakeMessage) => buttonIds(message).some((id) => id.startsWith('hitl:'));
 
 describe('Discord approvals', () => {
   it('shows what will run in the thread, pings only the requester, with three hitl:<id>:<option> buttons', async () => {
@@ -152,5 +153,27 @@ describe('Discord approvals', () => {
     fake.click(carol, asked, `hitl:${newId}:no`);
     await waitForBotMessage(fake, thread.id, 'the script did not run');
     expect(botMessages(fake, thread.id).filter((message) => message.content.startsWith('the script'))).toHaveLength(1);
+  });
+
+  it('never cuts what will run: a command too long for the message comes attached in full, invisible characters named', async () => {
+    const args = [...Array.from({ length: 96 }, (_, i) => `--table=customers_archive_${i}_partition`), '--dry\u200B-run', '--drop-table', 'customers'];
+    anthropic.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (!result) return toolUseReply('run_skill_script', { skill_id: REPORT_SKILL.id, script: 'scripts/report.sh', args });
+      return textReply(result.content.includes('disk used: 42%') ? 'the script ran' : 'the script did not run');
+    });
+    const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> archive everything`);
+    const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'the thread');
+    const question = await discord.waitFor(() => approvalIn(discord, thread.id), 'the approval question');
+    const approvalId = /^hitl:([^:]+):/.exec(buttonIds(question)[0] ?? '')?.[1] ?? '';
+    expect(question.attachments.map((file) => file.filename)).toEqual([`approval-${approvalId}.txt`]);
+    expect(question.attachments[0]?.bytes.toString('utf8')).toContain('"--table=customers_archive_95_partition" "--dry<U+200B>-run" "--drop-table" "customers"');
+    expect(question.content).toContain(`attached in full as \`approval-${approvalId}.txt\``);
+    expect(question.content).not.toContain('--table=customers_archive_0_partition');
+    discord.click(alice, question, `hitl:${approvalId}:no`);
+    await waitForBotMessage(discord, thread.id, 'the script did not run');
+    // The edit with the outcome keeps the attachment.
+    expect(question.attachments).toHaveLength(1);
+    expect(hasButtons(question)).toBe(false);
   });
 });

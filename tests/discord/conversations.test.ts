@@ -1,8 +1,8 @@
 // Conversations end to end: /ask to a thread, follow-ups, mentions, DMs, /skill through the interaction webhook.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { type FakeAnthropic, lastToolResult, lastUserText, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
-import { botMessages, type DiscordBot, makeSkillsDir, NOTES_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+import { botMessages, buttonIds, type DiscordBot, messageText, makeSkillsDir, NOTES_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;
@@ -50,6 +50,24 @@ describe('Discord conversations', () => {
     expect(thread).toMatchObject({ parentId: discord.general.id, name: 'What is the plan for Friday?' });
     await waitForBotMessage(discord, thread.id, 'heard 1: What is the plan for Friday?');
     expect(discord.world.typing).toContain(thread.id);
+  });
+
+  it('shows a running turn\'s status line with a stop:<turnId> button, and takes it away with the answer', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    anthropic.setBrain(async (req) => {
+      if (!lastToolResult(req)) return toolUseReply('load_skill', { skill_id: NOTES_SKILL.id });
+      await held;
+      return textReply('notes ready');
+    });
+    const interaction = discord.slash(alice, discord.general, 'ask', { prompt: 'Write the release notes' });
+    const thread = await discord.waitFor(() => interaction.originalMessageId !== undefined && threadOn(discord, interaction.originalMessageId), 'the /ask thread');
+    const status = await discord.waitFor(() => botMessages(discord, thread.id).find((message) => buttonIds(message).some((id) => id.startsWith('stop:'))), 'the status line');
+    expect(status.content).toMatch(/^⏳ /);
+    expect(buttonIds(status)).toEqual([expect.stringMatching(/^stop:[\w-]+$/)]);
+    release();
+    await waitForBotMessage(discord, thread.id, 'notes ready');
+    expect(botMessages(discord, thread.id).filter((message) => buttonIds(message).length > 0)).toEqual([]);
   });
 
   it('continues the chat on any message in its thread, without a mention', async () => {
@@ -120,13 +138,26 @@ describe('Discord conversations', () => {
 
   it('lists skills privately, autocompletes skill ids, and refuses an unknown id privately', async () => {
     const list = discord.slash(alice, discord.general, 'skills');
-    const listed = await discord.waitFor(() => discord.world.message(list.originalMessageId ?? '')?.content.includes(NOTES_SKILL.id) && discord.world.message(list.originalMessageId ?? ''), 'the skill list');
+    const listed = await discord.waitFor(() => {
+      const message = discord.world.message(list.originalMessageId ?? '');
+      return message !== undefined && messageText(message).includes(NOTES_SKILL.id) && message;
+    }, 'the skill list');
     expect(listed.ephemeral).toBe(true);
-    expect(listed.content).toContain('disk-report');
+    // Components V2: a container of text displays, no legacy content.
+    expect(listed.flags & (1 << 15)).not.toBe(0);
+    expect(listed.content).toBe('');
+    expect(messageText(listed)).toContain('### Skills you can use here (2)');
+    expect(messageText(listed)).toContain('disk-report');
 
     const typed = discord.autocomplete(alice, discord.general, 'skill', { id: 'rel' }, 'id');
     await discord.waitFor(() => typed.callbackType === 8, 'autocomplete choices');
-    expect(typed.callbackData?.choices).toEqual([{ name: 'release-notes — Write release notes from a list of commits.', value: NOTES_SKILL.id }]);
+    expect(typed.callbackData?.choices).toEqual([{ name: 'release-notes [commits] — Write release notes from a list of commits.', value: NOTES_SKILL.id }]);
+    expect(messageText(listed)).toContain('**`release-notes`** [commits] — Write release notes');
+    // user-invocable: false: never offered to people, by the list or the autocomplete.
+    expect(messageText(listed)).not.toContain('house-style');
+    const hidden = discord.autocomplete(alice, discord.general, 'skill', { id: 'house' }, 'id');
+    await discord.waitFor(() => hidden.callbackType === 8, 'autocomplete choices');
+    expect(hidden.callbackData?.choices).toEqual([]);
 
     const wrong = discord.slash(alice, discord.general, 'skill', { id: 'relese-notes' });
     const refusal = await discord.waitFor(() => discord.world.message(wrong.originalMessageId ?? ''), 'the refusal');

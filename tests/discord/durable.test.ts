@@ -37,7 +37,7 @@ const chatIdOf = (fake: FakeDiscord, thread: FakeChannel) => `discord:${fake.gui
 
 /** Messages of a chat still in the durable inbox (docs/chats.md, "Durable queue"). */
 async function queued(store: Store, chatId: string): Promise<number> {
-  return (await store.list('chats', `inbox/${chatId}/`)).length;
+  return (await store.inboxHead(chatId, 1_000)).length;
 }
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {

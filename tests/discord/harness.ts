@@ -19,7 +19,12 @@ export const REPORT_SKILL = {
 };
 export const NOTES_SKILL = {
   id: 'release-notes',
-  skillMd: '---\nname: release-notes\ndescription: Write release notes from a list of commits.\n---\n# Release notes\nGroup commits into Features and Fixes.\n',
+  skillMd: '---\nname: release-notes\ndescription: Write release notes from a list of commits.\nargument-hint: "[commits]"\n---\n# Release notes\nGroup commits into Features and Fixes.\n',
+};
+/** Claude Code's `user-invocable: false`: the model may load it; people are never offered it. */
+export const HIDDEN_SKILL = {
+  id: 'house-style',
+  skillMd: '---\nname: house-style\ndescription: The house writing style.\nuser-invocable: false\n---\n# House style\nShort sentences.\n',
 };
 
 /** A temp dir with a skills root holding REPORT_SKILL and NOTES_SKILL. */
@@ -33,6 +38,8 @@ export async function makeSkillsDir(): Promise<{ dir: string; skillsRoot: string
   await chmod(join(scripts, 'report.sh'), 0o755);
   await mkdir(join(skillsRoot, NOTES_SKILL.id), { recursive: true });
   await writeFile(join(skillsRoot, NOTES_SKILL.id, 'SKILL.md'), NOTES_SKILL.skillMd);
+  await mkdir(join(skillsRoot, HIDDEN_SKILL.id), { recursive: true });
+  await writeFile(join(skillsRoot, HIDDEN_SKILL.id, 'SKILL.md'), HIDDEN_SKILL.skillMd);
   return { dir, skillsRoot, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -103,6 +110,18 @@ export function waitForBotMessage(discord: FakeDiscord, channelId: string, text:
 }
 
 /** The custom_ids of a message's buttons. */
+/** What a message reads: its content, then the text of its Components V2 text displays, in order. */
+export function messageText(message: FakeMessage): string {
+  const texts: string[] = [];
+  const visit = (component: unknown) => {
+    const { type, content, components } = (component ?? {}) as { type?: number; content?: string; components?: unknown[] };
+    if (type === 10 && typeof content === 'string') texts.push(content);
+    for (const child of components ?? []) visit(child);
+  };
+  for (const component of message.components) visit(component);
+  return [message.content, ...texts].filter(Boolean).join('\n');
+}
+
 export function buttonIds(message: FakeMessage): string[] {
   return (message.components as Array<{ components?: Array<{ custom_id?: string }> }>).flatMap((row) => (row.components ?? []).map((button) => button.custom_id ?? ''));
 }

@@ -1,10 +1,11 @@
 // The adapter's pure pieces: button ids, outcome wording, thread names, mentions, autocomplete choices.
 import { describe, expect, it } from 'vitest';
-import { customId, describeOutcome, parseCustomId, questionMessage } from '../../adapters/discord/approvalMessage.ts';
-import { skillChoices } from '../../adapters/discord/commands.ts';
+import { customId, describeOutcome, parseCustomId, questionMessage } from '../../adapters/discord/approvalCard.ts';
+import { skillChoices, skillListPages } from '../../adapters/discord/commands.ts';
+import { COMPONENTS_V2, messageBodyError } from '../fakes/discord/validation.ts';
 import { threadName, withoutMention } from '../../adapters/discord/messages.ts';
 import { dmPlace, threadPlace } from '../../adapters/discord/places.ts';
-import type { ApprovalRecord } from '../../src/hitl/types.ts';
+import type { ApprovalRecord } from '../../src/approvals/types.ts';
 import type { Skill } from '../../src/skills/types.ts';
 
 const record: ApprovalRecord = {
@@ -35,7 +36,11 @@ describe('Discord adapter helpers', () => {
     const { content } = questionMessage(record);
     expect(content.split('\n').filter((line) => line.startsWith('```'))).toEqual(['```', '```']);
     expect(content.length).toBeLessThanOrEqual(2000);
-    expect(questionMessage({ ...record, body: 'y'.repeat(5000) }).content.length).toBeLessThanOrEqual(2000);
+    const long = questionMessage({ ...record, body: `${'y'.repeat(5000)} --drop-table customers` });
+    expect(long.content.length).toBeLessThanOrEqual(2000);
+    expect(long.content).not.toContain('yyy');
+    expect(long.content).toContain(`attached in full as \`approval-${record.id}.txt\``);
+    expect(long.files?.[0]?.content).toContain(`${'y'.repeat(5000)} --drop-table customers`);
   });
 
   it('words outcomes by who or what decided', () => {
@@ -61,5 +66,16 @@ describe('Discord adapter helpers', () => {
   it('builds world and chat ids: a thread under its parent channel, a DM as its own world', () => {
     expect(threadPlace('1', '2', '3')).toEqual({ worldId: 'discord:1:2', chatId: 'discord:1:2/3', channelId: '3' });
     expect(dmPlace('5')).toEqual({ worldId: 'discord:@me:5', chatId: 'discord:@me:5/5', channelId: '5' });
+  });
+});
+
+describe('/skills as Components V2', () => {
+  it('pages a long list into containers Discord accepts, every skill listed once', () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({ id: `skill-${String(i).padStart(3, '0')}`, description: `Does task ${i}. ${'Detail. '.repeat(20)}`, ...(i % 2 ? { argumentHint: '[target]' } : {}) }) as Skill);
+    const pages = skillListPages(many);
+    expect(pages.length).toBeGreaterThan(1);
+    const text = JSON.stringify(pages);
+    for (const skill of many) expect(text.split(`\`${skill.id}\``).length - 1).toBe(1);
+    for (const components of pages) expect(messageBodyError({ flags: COMPONENTS_V2, components }, true)).toBeUndefined();
   });
 });

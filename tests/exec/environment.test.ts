@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
+import { SANDBOX_PATHS } from '../../src/exec/sandbox.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
 const secrets = {
@@ -50,26 +49,26 @@ describe('the environment a skill script sees', () => {
     }
   });
 
-  it('holds only PATH, LANG, HOME, TMPDIR and the variables configured for the skill', async () => {
+  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap) and the variables configured for the skill', async () => {
     const { env } = await runPrintEnv({ REPORT_API_URL: 'https://reports.example', REPORT_LIMIT: '7' });
     expect(env.REPORT_API_URL).toBe('https://reports.example');
     expect(env.REPORT_LIMIT).toBe('7');
-    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR']);
+    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR']);
   });
 
-  it('gives each run its own HOME and TMPDIR, removed after the run', async () => {
-    const first = await runPrintEnv();
-    const second = await runPrintEnv();
-    expect(first.homeExists).toBe(true);
-    expect(first.env.HOME).not.toBe(os.homedir());
-    expect(first.env.HOME).not.toBe(process.env.HOME);
-    expect(first.env.TMPDIR).not.toBe(process.env.TMPDIR);
-    expect(first.env.TMPDIR).not.toBe(os.tmpdir());
-    expect(second.env.HOME).not.toBe(first.env.HOME);
-    for (const dir of [first.env.HOME, first.env.TMPDIR, second.env.HOME, second.env.TMPDIR]) {
-      expect(dir).toBeTruthy();
-      expect(existsSync(dir as string)).toBe(false);
-    }
+  it('gives each run its own HOME and TMPDIR: what one run leaves there is gone in the next', async () => {
+    await skill.write('scripts/leave.sh', '#!/bin/bash\nls -A "$HOME" "$TMPDIR"\necho left > "$HOME/left"\necho left > "$TMPDIR/left"\n');
+    const executor = createExecutor({ timeoutMs: 10_000 });
+    const first = await executor.run({ skillDir: skill.dir, script: 'scripts/leave.sh' });
+    const second = await executor.run({ skillDir: skill.dir, script: 'scripts/leave.sh' });
+    expect(first.status).toBe('ok');
+    expect(second.status).toBe('ok');
+    expect(second.stdout).not.toContain('left');
+    const { env, homeExists } = await runPrintEnv();
+    expect(homeExists).toBe(true);
+    expect(env.HOME).toBe(SANDBOX_PATHS.home);
+    expect(env.TMPDIR).toBe(SANDBOX_PATHS.tmp);
+    expect(env.HOME).not.toBe(os.homedir());
   });
 
   it('configured variables cannot replace the per-run HOME', async () => {
@@ -77,14 +76,14 @@ describe('the environment a skill script sees', () => {
     expect(env.HOME).not.toBe('/root');
   });
 
-  it('runs in the skill folder', async () => {
+  it('runs in the skill folder, mounted at /skill', async () => {
     const { cwd } = await runPrintEnv();
-    expect(cwd).toBe(await realpath(skill.dir));
+    expect(cwd).toBe(SANDBOX_PATHS.skill);
   });
 
   it('runs a bash script in the skill folder too', async () => {
     await skill.write('scripts/where.sh', '#!/bin/bash\npwd\n');
     const result = await createExecutor({ timeoutMs: 10_000 }).run({ skillDir: skill.dir, script: 'scripts/where.sh' });
-    expect(result.stdout.trim()).toBe(await realpath(skill.dir));
+    expect(result.stdout.trim()).toBe(SANDBOX_PATHS.skill);
   });
 });

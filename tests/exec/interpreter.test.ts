@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
+import { SANDBOX_PATHS } from '../../src/exec/sandbox.ts';
 import { interpreterFor } from '../../src/exec/interpreter.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
@@ -113,7 +114,8 @@ describe('running scripts of each kind', () => {
 
   it('reports a shebang interpreter that cannot be executed (EACCES) as failed', async () => {
     await skill.write('bin/notexec', 'plain file\n', { executable: false });
-    await skill.write('scripts/uses', `#!${skill.dir}/bin/notexec\n`);
+    // The skill folder is at /skill inside the sandbox.
+    await skill.write('scripts/uses', `#!${SANDBOX_PATHS.skill}/bin/notexec\n`);
     const result = await run('scripts/uses');
     expect(result.status).toBe('failed');
     expect(result.reason).toMatch(/permission denied/);

@@ -1,5 +1,5 @@
 // Test helpers: real temp skill folders holding real scripts, and process liveness checks.
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -53,4 +53,34 @@ export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return !(await isAlive(pid));
+}
+
+/** Host pids whose command line holds `marker` (a sandboxed process's own pid means nothing on the host). */
+export async function hostPidsWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.split('\0').includes(marker)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Collects, from the host, the pids of processes holding `marker` in their argv while `during` runs. */
+export async function watchHostPids<T>(marker: string, during: Promise<T>): Promise<{ value: T; pids: number[] }> {
+  const seen = new Set<number>();
+  let done = false;
+  const finished = during.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    for (const pid of await hostPidsWith(marker)) seen.add(pid);
+    await Promise.race([finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 50))]);
+  }
+  return { value: await finished, pids: [...seen] };
+}
+
+/** A `sleep` argument unique to one test, to find its processes from the host. */
+export function uniqueSleep(): string {
+  return `${300 + Math.floor(Math.random() * 600)}.${process.pid}${Math.floor(Math.random() * 1000)}`;
 }

@@ -101,7 +101,7 @@ function logHooksOf(h: EngineHarness, ...skills: string[]): string {
 
 describe('triggered skills', () => {
   it('load before the model reasons: one round trip, with preflight context and variables in the envelope', async () => {
-    harness = await startEngine({ skills: [NOTES, plainSkill('other', ['deploy'])], answer: 'yes_once' });
+    harness = await startEngine({ skills: [NOTES, plainSkill('other', ['deploy'])], answer: 'yes_once', hostFiles: true });
     harness.fake.setBrain(() => textReply('Here are the notes.'));
     const { reply } = await harness.say('Please draft the Release Notes for 2.0');
     expect(reply).toBe('Here are the notes.');
@@ -173,6 +173,7 @@ describe('triggered skills', () => {
     harness = await startEngine({
       skills: [{ ...spec, frontmatter: `${spec.frontmatter}preflight:\n  - command: scripts/work.sh\n    args: ["preflight"]\n` }],
       answer: 'yes_once',
+      hostFiles: true,
     });
     const log = logHooksOf(harness, 'journal');
     harness.fake.setBrain(() => textReply('ok'));
@@ -214,7 +215,7 @@ describe('hooks in the engine', () => {
     lastToolResult(req) ? textReply('done') : toolUseReply('run_skill_script', { skill_id: skill, script: 'scripts/work.sh', args });
 
   it('fire in the order skills were activated, and only in the chat where they were activated', async () => {
-    harness = await startEngine({ skills: [hooked('alpha', ['alpha', 'both']), hooked('beta', ['both'])], answer: 'yes_in_session' });
+    harness = await startEngine({ skills: [hooked('alpha', ['alpha', 'both']), hooked('beta', ['both'])], answer: 'yes_in_session', hostFiles: true });
     const log = logHooksOf(harness, 'alpha', 'beta');
     harness.fake.setBrain(() => textReply('ok'));
     await harness.say('do both alpha things');
@@ -243,7 +244,7 @@ describe('hooks in the engine', () => {
   });
 
   it('fire on_error when a script fails, and the turn goes on', async () => {
-    harness = await startEngine({ skills: [hooked('alpha', ['alpha'])], answer: 'yes_in_session' });
+    harness = await startEngine({ skills: [hooked('alpha', ['alpha'])], answer: 'yes_in_session', hostFiles: true });
     const log = logHooksOf(harness, 'alpha');
     harness.fake.setBrain(() => textReply('ok'));
     await harness.say('alpha');
@@ -271,12 +272,12 @@ describe('what the chat remembers', () => {
     const store = `sqlite://${join(dir, 'state.sqlite')}`;
     const env = (config: Config) => void (config.defaults.env.alpha = { OUT: join(dir, 'hooks.log') });
     try {
-      const first = await startEngine({ skills: [hooked('alpha', ['alpha'])], answer: 'yes_in_session', dir, store, tweak: env });
+      const first = await startEngine({ skills: [hooked('alpha', ['alpha'])], answer: 'yes_in_session', dir, store, tweak: env, hostFiles: true });
       first.fake.setBrain(() => textReply('ok'));
       await first.say('alpha');
       await first.close();
 
-      harness = await startEngine({ skills: [hooked('alpha', ['alpha'])], dir, store, tweak: env });
+      harness = await startEngine({ skills: [hooked('alpha', ['alpha'])], dir, store, tweak: env, hostFiles: true });
       harness.fake.setBrain((req) => (lastToolResult(req) ? textReply('done') : toolUseReply('run_skill_script', { skill_id: 'alpha', script: 'scripts/work.sh', args: ['again'] })));
       await harness.say('alpha, after the restart');
       // Not injected again: the envelope is still in the persisted history, and the hooks are still registered.
@@ -287,7 +288,7 @@ describe('what the chat remembers', () => {
       await harness.close();
 
       const edited = hooked('alpha', ['alpha']);
-      harness = await startEngine({ skills: [{ ...edited, body: `${edited.body}\nNow with more care.` }], dir, store, tweak: env });
+      harness = await startEngine({ skills: [{ ...edited, body: `${edited.body}\nNow with more care.` }], dir, store, tweak: env, hostFiles: true });
       harness.fake.setBrain(() => textReply('ok'));
       await harness.say('alpha, edited');
       expect(toolResults(harness.fake.requests[0])).toHaveLength(1);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import type { ApprovalOption, ApprovalRecord } from '../../src/hitl/types.ts';
+import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/types.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { IncomingMessage } from '../../src/platform.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
@@ -56,6 +56,11 @@ export interface HarnessOptions {
   dir?: string;
   fake?: FakeAnthropic;
   tweak?: (config: Config) => void;
+  /**
+   * Skill processes write to files on the host (hooks journalling, order logs): the sandbox hides the host from
+   * them by design (tests/exec covers it), so such tests run with SCRIPT_SANDBOX=off.
+   */
+  hostFiles?: boolean;
   /** Model call attempts per request (retries included); default 2. */
   maxAttempts?: number;
 }
@@ -72,6 +77,7 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
     SKILLS_DIRS: root,
     STORE_URL: options.store ?? 'memory://',
     APPROVAL_TIMEOUT_MS: '5000',
+    ...(options.hostFiles === true ? { SCRIPT_SANDBOX: 'off' } : {}),
   });
   options.tweak?.(config);
   const app = await createApp(config, silentLogger(), { watchSkills: false, retry: { maxAttempts: options.maxAttempts ?? 2, baseDelayMs: 5, maxDelayMs: 10 } });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { textReply, type RecordedRequest } from '../fakes/anthropic.ts';
-import { type EngineHarness, jsonLines, snapshotOf, startEngine } from './engineHarness.ts';
+import { createAuditLog } from '../../src/approvals/index.ts';
+import { type EngineHarness, snapshotOf, startEngine } from './engineHarness.ts';
 
 const EXAMPLES = ['git-recap', 'standup-notes', 'skill-journal'];
 const SHIPPED = resolve(import.meta.dirname, '../../skills');
@@ -65,14 +66,14 @@ describe('the example skills', () => {
     expect(result).toMatch(/It is now \w+day, .*\(UTC; /);
   });
 
-  it('skill-journal: its hooks journal the activation and the script run', async () => {
+  it('skill-journal: its sandboxed hooks journal the activation and the script run into the audit trail', async () => {
     harness = await engineOverExamples();
-    const journal = join(harness.dir, 'journal.jsonl');
-    harness.app.config.defaults.env['skill-journal'] = { JOURNAL_FILE: journal };
     harness.fake.setBrain(() => textReply('healthy'));
     await harness.say('run a health check');
-    const events = (await jsonLines<{ event: string }>(journal)).map((line) => line.event);
-    expect(events).toEqual(['pre_context', 'pre_execute', 'post_execute', 'post_context']);
+    const hookRuns = (await createAuditLog(harness.app.store).list()).filter((entry) => entry.items[0]?.kind === 'hook');
+    const journal = hookRuns.filter((entry) => entry.items[0]?.path === 'hooks/journal.sh').map((entry) => JSON.parse(entry.output ?? '{}') as { event: string });
+    expect(journal.map((line) => line.event)).toEqual(['pre_context', 'pre_execute', 'post_execute', 'post_context']);
+    expect(hookRuns.find((entry) => entry.items[0]?.path === 'hooks/notify.sh')?.output).toBe('skill-journal: a script finished with status ok');
     expect(activationResult(harness.fake.requests[0])).toContain('api: ok');
   });
 });

@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { createAuditLog, type AuditLog } from '../../src/hitl/audit.ts';
+import { createAuditLog, type AuditLog } from '../../src/approvals/audit.ts';
 import { fireHooks, hookTimeoutMs, type HookDeps, type HookScope } from '../../src/lifecycle/hooks.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { SkillSnapshot } from '../../src/skills/types.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { jsonLines, snapshotOf, writeSkill } from './engineHarness.ts';
+
+// These tests watch the order of steps through a file on the host, which the sandbox (tested in tests/exec) hides
+// from skill processes by design: they run the executor with SCRIPT_SANDBOX=off.
 
 // Appends one JSON line naming the hook, where it ran, what it could see and the event it read on stdin.
 const recorder = (name: string, exit = 0, sleep = 0) => `#!/bin/bash
@@ -47,7 +50,7 @@ beforeEach(async () => {
   out = join(root, 'hooks.log');
   store = await createStore('memory://');
   audit = createAuditLog(store);
-  deps = { executor: createExecutor({ timeoutMs: 30_000, killGraceMs: 200 }), audit, logger: silentLogger() };
+  deps = { executor: createExecutor({ timeoutMs: 30_000, killGraceMs: 200, sandbox: 'off' }), audit, logger: silentLogger() };
   const files = {
     'hooks/a.sh': recorder('a'),
     'hooks/b.sh': recorder('b'),

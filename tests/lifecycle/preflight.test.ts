@@ -9,6 +9,9 @@ import { substitutePreflightVariables } from '../../src/lifecycle/substitution.t
 import type { Skill } from '../../src/skills/types.ts';
 import { snapshotOf, writeSkill } from './engineHarness.ts';
 
+// These tests watch the order of steps through a file on the host, which the sandbox (tested in tests/exec) hides
+// from skill processes by design: they run the executor with SCRIPT_SANDBOX=off.
+
 let root: string;
 let orderFile: string;
 
@@ -43,8 +46,8 @@ async function skillWith(preflight: string, body = 'Body.'): Promise<Skill> {
 function input(skill: Skill, overrides: Partial<PreflightInput> = {}): PreflightInput {
   return {
     skill,
-    executor: createExecutor({ timeoutMs: 30_000, killGraceMs: 200 }),
-    approval: { allowed: true },
+    executor: createExecutor({ timeoutMs: 30_000, killGraceMs: 200, sandbox: 'off' }),
+    approval: { allowed: true, skillHash: skill.hash },
     env: { ORDER_FILE: orderFile },
     tools: { worldId: 'terminal:local', chatId: 'terminal:local/c1', history: [], skills: [skill], now: new Date('2026-03-01T12:00:00Z') },
     ...overrides,

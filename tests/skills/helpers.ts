@@ -69,6 +69,8 @@ export function skillValue(id: string, description: string, extra: Partial<Skill
     scripts: [],
     resources: [],
     disableModelInvocation: false,
+    userInvocable: true,
+    allowedTools: [],
     triggers: [],
     preflight: [],
     hooks: {},

@@ -1,4 +1,4 @@
-import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe('discovery', () => {
   it('survives symlink loops in roots and in skill folders', async () => {
     await writeSkill(root, 'looped');
     await symlink(root, join(root, 'loop'));
-    await symlink(join(root, 'looped'), join(root, 'looped', 'references-loop'));
+    await symlink('.', join(root, 'looped', 'references-loop'));
     await symlink(join(root, 'missing'), join(root, 'dangling'));
     const snapshot = await open();
     expect(snapshot.list().map((s) => s.id)).toEqual(['looped']);
@@ -84,13 +84,15 @@ describe('discovery', () => {
 });
 
 describe('hostile folders', () => {
-  it('hashes a huge file by size instead of reading it', async () => {
+  it('refuses a skill over the size bound, naming its size and the bound', async () => {
     const dir = await writeSkill(root, 'huge', undefined, 'See assets/big.bin.');
     await mkdir(join(dir, 'assets'));
     await writeFile(join(dir, 'assets', 'big.bin'), '');
     await truncate(join(dir, 'assets', 'big.bin'), 512 * 1024 * 1024);
     const entry = await indexOne(dir);
-    expect(entry?.skill?.resources).toEqual([{ path: 'assets/big.bin', size: 512 * 1024 * 1024 }]);
+    expect(entry?.skill).toBeUndefined();
+    expect(entry?.invalid?.errors.map((e) => e.code)).toEqual(['SKILL_TOO_LARGE']);
+    expect(entry?.invalid?.errors[0]?.message).toMatch(/512\.0 MiB .*over the 64\.0 MiB a skill may hold/);
   });
 
   it('refuses a huge or binary SKILL.md', async () => {
@@ -123,7 +125,22 @@ describe('hostile folders', () => {
     await writeFile(join(tmp.path, 'outside.sh'), 'echo hi');
     await mkdir(join(dir, 'hooks'));
     await symlink(join(tmp.path, 'outside.sh'), join(dir, 'hooks', 'run.sh'));
-    expect(codes(await indexOne(dir)).errors).toEqual(['HOOK_OUTSIDE']);
+    expect(codes(await indexOne(dir)).errors).toEqual(['SYMLINK_OUTSIDE', 'HOOK_OUTSIDE']);
+  });
+
+  it('refuses a skill holding any symlink that leads out, relative or absolute, named in the error', async () => {
+    const dir = await writeSkill(root, 'leaky');
+    await writeFile(join(tmp.path, 'secret.env'), 'TOKEN=x');
+    await symlink('../../secret.env', join(dir, 'notes.txt'));
+    const entry = await indexOne(dir);
+    expect(entry?.skill).toBeUndefined();
+    expect(entry?.invalid?.errors.map((e) => e.code)).toEqual(['SYMLINK_OUTSIDE']);
+    expect(entry?.invalid?.errors[0]?.message).toContain('leaky/notes.txt: symlink leads outside the skill folder (to "../../secret.env")');
+
+    // Absolute, even to a file of the folder itself: inside the sandbox the folder sits elsewhere.
+    const pinned = await writeSkill(root, 'pinned', undefined, undefined, { 'a.txt': 'a' });
+    await symlink(join(pinned, 'a.txt'), join(pinned, 'b.txt'));
+    expect(codes(await indexOne(pinned)).errors).toEqual(['SYMLINK_OUTSIDE']);
   });
 });
 
@@ -169,6 +186,54 @@ describe('skill entries', () => {
     expect(second).not.toBe(first);
     await writeFile(join(dir, 'assets', 'new.txt'), '');
     expect((await indexOne(dir))?.skill?.hash).not.toBe(second);
+  });
+
+  it('hashes hidden folders (.git too) and big files by their whole content', async () => {
+    const dir = await writeSkill(root, 'covered', undefined, 'Run scripts/a.sh.', {
+      'scripts/a.sh': 'echo 1',
+      '.git/config': '[core]\n',
+      '.hidden/helper.py': 'print(1)',
+    });
+    const big = join(dir, 'assets', 'big.bin');
+    await mkdir(join(dir, 'assets'));
+    await writeFile(big, Buffer.alloc(9 * 1024 * 1024, 0x61));
+    const hashes = [(await indexOne(dir))?.skill?.hash];
+    const edits: Array<[string, string | Buffer]> = [
+      ['.git/config', '[core]\n\thooksPath = evil\n'],
+      ['.hidden/helper.py', 'print(2)'],
+    ];
+    for (const [path, text] of edits) {
+      await writeFile(join(dir, path), text);
+      hashes.push((await indexOne(dir))?.skill?.hash);
+    }
+    // Same size, same mtime, one byte changed in the middle of a 9 MiB file.
+    const { mtime } = await stat(big);
+    const bytes = Buffer.alloc(9 * 1024 * 1024, 0x61);
+    bytes[5 * 1024 * 1024] = 0x62;
+    await writeFile(big, bytes);
+    await utimes(big, mtime, mtime);
+    hashes.push((await indexOne(dir))?.skill?.hash);
+    expect(hashes.every((hash) => typeof hash === 'string')).toBe(true);
+    expect(new Set(hashes).size).toBe(hashes.length);
+  });
+
+  it('hashes any folder by the same algorithm, for the executor to check a copy against', async () => {
+    const dir = await writeSkill(root, 'copied', undefined, 'Run scripts/a.sh.', { 'scripts/a.sh': 'echo 1', '.meta/x': 'x' });
+    await symlink('scripts/a.sh', join(dir, 'run'));
+    const copy = join(tmp.path, 'copy');
+    execFileSync('cp', ['-a', dir, copy]);
+    const scanner = new FolderScanner();
+    try {
+      const expected = (await indexOne(dir))?.skill?.hash;
+      expect(await scanner.hashFolder(copy)).toEqual({ hash: expected });
+      await writeFile(join(copy, 'scripts', 'a.sh'), 'echo 2');
+      expect(await scanner.hashFolder(copy)).not.toEqual({ hash: expected });
+      await symlink('/etc/passwd', join(copy, 'passwd'));
+      expect(await scanner.hashFolder(copy)).toEqual({ error: expect.stringContaining('passwd: symlink leads outside the skill folder') });
+      expect(await scanner.hashFolder(join(tmp.path, 'nope'))).toEqual({ error: expect.stringContaining('cannot read the folder (ENOENT)') });
+    } finally {
+      await scanner.close();
+    }
   });
 
   it('holds id, description, root, folder, frontmatter and body, frozen', async () => {

@@ -47,6 +47,16 @@ describe('watching', () => {
     expect(before.list().map((s) => s.id)).toEqual(['alpha', 'beta']);
   });
 
+  it('keeps search in step with an edited description', async () => {
+    expect(registry.current().search('beta')[0]?.id).toBe('beta');
+    const edited = until((s) => s.get('beta')?.description === 'Plots tide tables.');
+    await writeFile(join(root, 'team', 'beta', 'SKILL.md'), skillMd('name: beta\ndescription: Plots tide tables.'));
+    const after = await edited;
+    expect(after.search('tide tables')[0]?.id).toBe('beta');
+    expect(after.search('beta')[0]?.description).toBe('Plots tide tables.');
+    expect(after.search('alpha')[0]?.id).toBe('alpha');
+  });
+
   it('picks up added, removed and broken skills, in groups too', async () => {
     const added = until((s) => s.get('gamma') !== undefined && s.get('delta') !== undefined);
     await writeSkill(root, 'gamma');

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_ALLOWED_TEXT } from '../../src/hitl/approvals.ts';
+import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
 import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeSlack, type PostedMessage, startFakeSlack } from '../fakes/slack.ts';
 import {
@@ -149,5 +149,46 @@ describe('Slack approvals', () => {
     await delay(200);
     expect(anthropic.requests.length).toBe(requests);
     expect(question.edits).toHaveLength(1);
+  });
+
+  it('never cuts what will run: a command too long for the card comes attached in full, invisible characters named', async () => {
+    const args = [...Array.from({ length: 96 }, (_, i) => `--table=customers_archive_${i}_partition`), '--dry\u200B-run', '--drop-table', 'customers'];
+    anthropic.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (!result) return toolUseReply('run_skill_script', { skill_id: REPORT_SKILL.id, script: 'scripts/report.sh', args });
+      return textReply(result.content.includes('disk used: 42%') ? 'the script ran' : 'the script did not run');
+    });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> archive everything` });
+    const question = await slack.waitFor(() => approvalIn(slack, CHANNEL, ts), { what: 'the approval question' });
+    const approvalId = approvalIdOf(question);
+    const file = slack.uploads.find((candidate) => candidate.threadTs === ts);
+    expect(file).toMatchObject({ channel: CHANNEL, name: `approval-${approvalId}.txt` });
+    expect(file?.bytes.toString('utf8')).toContain('"--table=customers_archive_95_partition" "--dry<U+200B>-run" "--drop-table" "customers"');
+    expect(file?.bytes.toString('utf8')).toContain('"Yes, for this thread" covers runs of disk-report at this version');
+    // The card says where the whole text is and shows no partial command to be trusted.
+    const blocks = JSON.stringify(question.blocks);
+    expect(blocks).toContain(`attached in full in this thread as \`approval-${approvalId}.txt\``);
+    expect(blocks).not.toContain('--table=customers_archive_0_partition');
+    expect((file?.completedAt ?? Infinity) <= question.postedAt).toBe(true);
+    await click(bot, ALICE, question, 'hitl_no', approvalId);
+    await waitForReply(slack, CHANNEL, ts, 'the script did not run');
+  });
+
+  it('shows a short command whole on the card, with invisible characters named', async () => {
+    anthropic.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (!result) return toolUseReply('run_skill_script', { skill_id: REPORT_SKILL.id, script: 'scripts/report.sh', args: ['--dry\u200B-run', 'a\u2028b'] });
+      return textReply(result.content.includes('disk used: 42%') ? 'the script ran' : 'the script did not run');
+    });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> dry run please` });
+    const question = await slack.waitFor(() => approvalIn(slack, CHANNEL, ts), { what: 'the approval question' });
+    const blocks = JSON.stringify(question.blocks);
+    expect(blocks).toContain('\\"--dry<U+200B>-run\\" \\"a<U+2028>b\\"'.replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+    expect(blocks).not.toContain('\\u200b-run');
+    expect(slack.uploads.some((candidate) => candidate.threadTs === ts)).toBe(false);
+    await click(bot, ALICE, question, 'hitl_no', approvalIdOf(question));
+    await waitForReply(slack, CHANNEL, ts, 'the script did not run');
   });
 });

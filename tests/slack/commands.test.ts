@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, CHANNEL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { ALICE, CHANNEL, HIDDEN_SKILL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
@@ -29,6 +29,11 @@ const ephemeralText = (json: unknown): string => {
 };
 
 describe('Slack slash commands', () => {
+  it('/skill refuses a user-invocable: false skill as it refuses an unknown one', async () => {
+    const response = await bot.sender.command('/skill', HIDDEN_SKILL.id, { channel: CHANNEL, user: ALICE });
+    expect(ephemeralText(response.json)).toContain(`No skill \`${HIDDEN_SKILL.id}\` is available in this channel.`);
+  });
+
   it('/skills lists the skills of the channel, privately, in the acknowledgement', async () => {
     const posts = slack.messages.length;
     const response = await bot.sender.command('/skills', '', { channel: CHANNEL, user: ALICE });
@@ -37,6 +42,9 @@ describe('Slack slash commands', () => {
     expect(text).toContain(`\`${REPORT_SKILL.id}\``);
     expect(text).toContain(`\`${NOTES_SKILL.id}\``);
     expect(text).toContain('Report disk usage of the project.');
+    // Claude Code's argument-hint is shown; a user-invocable: false skill is not offered.
+    expect(text).toContain(`\`${NOTES_SKILL.id}\` [commits]: Write release notes`);
+    expect(text).not.toContain(HIDDEN_SKILL.id);
     // Nothing was posted to the channel for everyone.
     expect(slack.messages.length).toBe(posts);
   });
@@ -72,7 +80,7 @@ describe('Slack slash commands', () => {
     const response = await bot.sender.command('/skill', '', { channel: CHANNEL, user: ALICE });
     const text = ephemeralText(response.json);
     expect(text).toContain('/skill ID [args]');
-    expect(text).toContain('mention me');
+    expect(text).toContain('mention me: `@skillbot /skill ID [args]`');
   });
 
   it('/skill in a channel the bot is not in says so privately through the response_url', async () => {

@@ -11,7 +11,8 @@ let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
 beforeAll(async () => {
-  slack = await startFakeSlack();
+  // A workspace without AI streaming: answers arrive through the progress message's edits (the fallback).
+  slack = await startFakeSlack({ refuseStreaming: 'feature_not_enabled' });
   anthropic = await startFakeAnthropic();
   skills = await makeSkillsDir();
   bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { slackLauncher } from '../../adapters/slack/index.ts';
-export { PLACEHOLDER_TEXT as PLACEHOLDER } from '../../adapters/slack/threadReply.ts';
+export { PLACEHOLDER_TEXT as PLACEHOLDER } from '../../adapters/slack/turnSink.ts';
 import { type App, createApp } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -26,7 +26,12 @@ export const REPORT_SKILL = {
 };
 export const NOTES_SKILL = {
   id: 'release-notes',
-  skillMd: '---\nname: release-notes\ndescription: Write release notes from a list of commits.\n---\n# Release notes\nGroup commits into Features and Fixes.\n',
+  skillMd: '---\nname: release-notes\ndescription: Write release notes from a list of commits.\nargument-hint: "[commits]"\n---\n# Release notes\nGroup commits into Features and Fixes.\n',
+};
+/** Claude Code's `user-invocable: false`: the model may load it; people are never offered it. */
+export const HIDDEN_SKILL = {
+  id: 'house-style',
+  skillMd: '---\nname: house-style\ndescription: The house writing style.\nuser-invocable: false\n---\n# House style\nShort sentences.\n',
 };
 
 /** A temp dir with a skills root holding REPORT_SKILL and NOTES_SKILL. */
@@ -39,6 +44,8 @@ export async function makeSkillsDir(): Promise<{ dir: string; skillsRoot: string
   await chmod(join(skillsRoot, REPORT_SKILL.id, 'scripts', 'report.sh'), 0o755);
   await mkdir(join(skillsRoot, NOTES_SKILL.id), { recursive: true });
   await writeFile(join(skillsRoot, NOTES_SKILL.id, 'SKILL.md'), NOTES_SKILL.skillMd);
+  await mkdir(join(skillsRoot, HIDDEN_SKILL.id), { recursive: true });
+  await writeFile(join(skillsRoot, HIDDEN_SKILL.id, 'SKILL.md'), HIDDEN_SKILL.skillMd);
   return { dir, skillsRoot, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

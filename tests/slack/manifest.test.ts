@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SLACK_EVENTS_PATH } from '../../adapters/slack/index.ts';
+import { SLACK_BOT_EVENTS, SLACK_BOT_SCOPES } from '../../adapters/slack/manifestNeeds.ts';
 
 interface Manifest {
-  features: { slash_commands: Array<{ command: string; url: string }>; app_home: { messages_tab_enabled: boolean } };
+  features: {
+    slash_commands: Array<{ command: string; url: string }>;
+    app_home: { messages_tab_enabled: boolean; home_tab_enabled: boolean };
+    assistant_view?: { assistant_description: string };
+  };
   oauth_config: { scopes: { bot: string[] } };
   settings: {
     event_subscriptions: { request_url: string; bot_events: string[] };
@@ -20,12 +25,13 @@ const manifestPath = join(import.meta.dirname, '..', '..', 'adapters', 'slack', 
 describe('adapters/slack/manifest.yml', () => {
   it('subscribes to the events, commands and interactivity the adapter handles, all at /slack/events', async () => {
     const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(
-      ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim'].sort(),
-    );
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([...SLACK_BOT_EVENTS].sort());
     expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/skill', '/skills']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    // app_home_opened publishes a Home tab, and the split view's threads are the assistant's.
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+    expect(manifest.features.assistant_view?.assistant_description).toBeTruthy();
     const urls = [
       manifest.settings.event_subscriptions.request_url,
       manifest.settings.interactivity.request_url,
@@ -36,8 +42,16 @@ describe('adapters/slack/manifest.yml', () => {
 
   it('asks for the scopes those need and no more', async () => {
     const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
-    expect(manifest.oauth_config.scopes.bot.sort()).toEqual(
-      ['app_mentions:read', 'channels:history', 'chat:write', 'commands', 'groups:history', 'im:history', 'mpim:history'].sort(),
+    expect(manifest.oauth_config.scopes.bot.sort()).toEqual([...SLACK_BOT_SCOPES].sort());
+  });
+
+  it('lists every event the adapter listens to and no other', async () => {
+    const sources = await Promise.all(
+      ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
     );
+    const registered = sources.flatMap((source) => [...source.matchAll(/bolt\.event\('([a-z_]+)'/g)].map((match) => match[1]));
+    // A `message` listener stands for the four message.* subscriptions.
+    const expanded = registered.flatMap((name) => (name === 'message' ? ['message.channels', 'message.groups', 'message.im', 'message.mpim'] : [name]));
+    expect(expanded.sort()).toEqual([...SLACK_BOT_EVENTS].sort());
   });
 });

@@ -11,7 +11,8 @@ let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
 beforeAll(async () => {
-  slack = await startFakeSlack();
+  // A workspace without AI streaming: answers arrive through the progress message's edits (the fallback).
+  slack = await startFakeSlack({ refuseStreaming: 'feature_not_enabled' });
   anthropic = await startFakeAnthropic({ brain: () => textReply('pong') });
   skills = await makeSkillsDir();
   bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
@@ -80,22 +81,21 @@ describe('Slack transport', () => {
     await delay(300);
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
     expect(anthropic.requests.filter((request) => request.rawBody.includes('duplicate me'))).toHaveLength(1);
-    expect(bot.app.metrics.dedupeHits.get({ platform: 'slack' })).toBeGreaterThanOrEqual(4);
+    expect(await bot.app.metrics.value(bot.app.metrics.dedupeHits, { platform: 'slack' })).toBeGreaterThanOrEqual(4);
   });
 
-  it('does not acknowledge a delivery another process claimed and never queued, and processes the retry once that claim lapses', async () => {
+  it('answers every redelivery of an accepted message 200 at once, however soon it comes, and replies once', async () => {
     const ts = bot.sender.nextTs();
-    const message = { channel: CHANNEL, user: ALICE, ts, text: mentionText(slack, 'orphaned delivery') };
-    const claimKey = `message:${slack.info.teamId}:${CHANNEL}:${ts}`;
-    // An instance claimed this message and died before queueing it.
-    await bot.app.store.claim('dedupe', claimKey, { status: 'working:dead-instance', at: Date.now() }, 60_000);
+    const message = { channel: CHANNEL, user: ALICE, ts, text: mentionText(slack, 'quick retries') };
     const first = await bot.sender.mention(message);
-    expect(first.status).toBe(500);
-    // Slack retries later; by then the dead claim is stale (30 s), here made so at once.
-    await bot.app.store.set('dedupe', claimKey, { status: 'working:dead-instance', at: 0 }, 60_000);
-    const retry = await bot.sender.mention(message, { eventId: first.eventId, retryNum: 1, retryReason: 'http_error' });
-    expect(retry.status).toBe(200);
+    expect(first.status).toBe(200);
+    // Retries sooner than Slack's own schedule (a proxy, a replay): no "being handed over" state makes them wait or fail.
+    const retries = await Promise.all(
+      [1, 2, 3].map((retryNum) => bot.sender.mention(message, { eventId: first.eventId, retryNum, retryReason: 'http_timeout' })),
+    );
+    expect(retries.map((retry) => retry.status)).toEqual([200, 200, 200]);
     await waitForReply(slack, CHANNEL, ts, 'pong');
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
   });
 

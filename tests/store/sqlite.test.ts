@@ -72,8 +72,8 @@ describe('sqlite store on disk', () => {
   it('purges expired rows from the file periodically, keeping live ones', async () => {
     const file = path.join(dir, 'bot.sqlite');
     const store = await open(`sqlite://${file}`, { purgeIntervalMs: 50 });
-    await store.set('dedupe', 'short-1', 1, 30);
-    await store.claim('dedupe', 'short-2', 2, 30);
+    await store.set('dedupe', 'short-1', 1, 400);
+    await store.claim('dedupe', 'short-2', 2, 400);
     await store.set('dedupe', 'long', 3, 3_600_000);
     await store.set('history', 'forever', 4);
     expect((await rawRows(file)).map((row) => row.key)).toEqual(['dedupe:long', 'dedupe:short-1', 'dedupe:short-2', 'history:forever']);

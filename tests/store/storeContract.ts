@@ -181,7 +181,53 @@ export function describeStoreContract(
         'x*[a]%_/1',
         'xyz',
       ]);
-      expect(await store.list('dedupe', '')).toEqual([]);
+      expect(await store.list('audit', '')).toEqual([]);
+    });
+
+    it('accept: claims the keys and queues the message in one step; a delivery sharing a key changes nothing', async () => {
+      const item = (id: string, at: number) => ({ id, at, value: { text: `message ${id}`, list: [] } });
+      expect(await store.accept(['event:1', 'ts:1'], HOUR, { chatId: 'w/c1', item: item('b', 2) })).toBe('queued');
+      expect(await store.accept(['event:2', 'ts:1'], HOUR, { chatId: 'w/c1', item: item('c', 3) })).toBe('duplicate');
+      expect(await store.accept(['event:2'], HOUR)).toBe('queued');
+      expect(await store.accept(['event:2'], HOUR)).toBe('duplicate');
+      expect(await store.accept([], HOUR, { chatId: 'w/c1', item: item('a', 1) })).toBe('queued');
+      expect(await store.accept([], HOUR, { chatId: 'w/c2', item: item('z', 5) })).toBe('queued');
+      expect(await store.inboxHead('w/c1', 10)).toEqual([item('a', 1), item('b', 2)]);
+      expect(await store.inboxHead('w/c1', 1)).toEqual([item('a', 1)]);
+      expect(await store.inboxHead('w/none', 10)).toEqual([]);
+      expect(await store.inboxSize()).toBe(3);
+      const byChat = (rows: Array<{ chatId: string; oldestAt: number }>) => [...rows].sort((x, y) => (x.chatId < y.chatId ? -1 : 1));
+      expect(byChat(await store.inboxChats())).toEqual([
+        { chatId: 'w/c1', oldestAt: 1 },
+        { chatId: 'w/c2', oldestAt: 5 },
+      ]);
+      await store.inboxRemove('w/c1', 'a');
+      expect(byChat(await store.inboxChats())).toEqual([
+        { chatId: 'w/c1', oldestAt: 2 },
+        { chatId: 'w/c2', oldestAt: 5 },
+      ]);
+      await store.inboxRemove('w/c1', 'b');
+      await store.inboxRemove('w/c1', 'b');
+      expect(await store.inboxChats()).toEqual([{ chatId: 'w/c2', oldestAt: 5 }]);
+      expect(await store.inboxSize()).toBe(1);
+    });
+
+    it('accept: of 50 concurrent deliveries of one message exactly one is queued', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, async (_, index) =>
+          store.accept([`event:${index}`, 'message:same'], HOUR, { chatId: 'w/c', item: { id: `i${String(index).padStart(2, '0')}`, at: index, value: index } }),
+        ),
+      );
+      expect(results.filter((result) => result === 'queued')).toHaveLength(1);
+      expect(await store.inboxHead('w/c', 100)).toHaveLength(1);
+      expect(await store.inboxSize()).toBe(1);
+    });
+
+    it('accept: a claim whose time to live passed is free again', async () => {
+      expect(await store.accept(['event:short'], 40)).toBe('queued');
+      await sleep(150);
+      expect(await store.accept(['event:short'], HOUR, { chatId: 'w/c', item: { id: 'x', at: 1, value: 'again' } })).toBe('queued');
+      expect(await store.inboxSize()).toBe(1);
     });
 
     it('release: deletes only a live record holding the expected status (a lease released by its owner)', async () => {
@@ -222,6 +268,9 @@ export function describeStoreContract(
       await expect(store.compareAndSet('approvals', 'k', 'pending', { status: 'x' })).rejects.toThrow(StoreError);
       await expect(store.list('grants', '')).rejects.toThrow(StoreError);
       await expect(store.release('leases', 'k', 'x')).rejects.toThrow(StoreError);
+      await expect(store.accept(['k'], HOUR)).rejects.toThrow(StoreError);
+      await expect(store.inboxHead('w/c', 1)).rejects.toThrow(StoreError);
+      await expect(store.inboxChats()).rejects.toThrow(StoreError);
       await expect(store.publish('approvals', 'x')).rejects.toThrow(StoreError);
       await expect(store.subscribe('approvals', () => undefined)).rejects.toThrow(StoreError);
     });
@@ -253,6 +302,20 @@ export function describeStoreContract(
           expect(results.filter(Boolean)).toHaveLength(1);
           expect((await store.get<Approval>('approvals', 'a1'))?.status).toBe('resolved');
           expect(await other.list('approvals', '')).toEqual(await store.list('approvals', ''));
+        });
+
+        it('accept has one winner across both, and both see the one queue', async () => {
+          const other = await open();
+          const results = await Promise.all(
+            Array.from({ length: 20 }, async (_, index) =>
+              (index % 2 === 0 ? store : other).accept(['message:shared'], HOUR, { chatId: 'w/c', item: { id: `i${index}`, at: index, value: index } }),
+            ),
+          );
+          expect(results.filter((result) => result === 'queued')).toHaveLength(1);
+          expect(await other.inboxSize()).toBe(1);
+          const [head] = await store.inboxHead('w/c', 1);
+          await other.inboxRemove('w/c', head!.id);
+          expect(await store.inboxChats()).toEqual([]);
         });
 
         it('release has one winner across both', async () => {

@@ -45,6 +45,19 @@ describe('skillbot chat in pipe mode', () => {
     expect(lines[1]).toContain('world');
   });
 
+  it('lists the skills with /skills and runs one with /skill ID args, the words reaching the skill as Claude Code passes them', async () => {
+    let asked = '';
+    fake.setBrain((req) => {
+      asked = JSON.stringify(req.messages);
+      return textReply('done');
+    });
+    const { code, stdout } = await run(['chat'], env, '/skills\n/skill repo-stats src/ lib/\n');
+    expect(code).toBe(0);
+    expect(stdout).toContain('/skill repo-stats  Count lines in the repository.');
+    expect(asked).toContain('ARGUMENTS: src/ lib/');
+    expect(stdout.trim().split('\n').at(-1)).toContain('done');
+  });
+
   it('answers every approval with no, and says so', async () => {
     let toolResult = '';
     fake.setBrain((req) => {

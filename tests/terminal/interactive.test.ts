@@ -38,4 +38,75 @@ describe('the interactive terminal chat', () => {
     input.write('/quit\n');
     expect(await done).toBe(0);
   });
+
+  it('shows every argument with invisible characters named, and prints no raw escape sequence from the model', async () => {
+    harness = await startHarness({ skills: [STATS_SKILL] });
+    const args = [...Array.from({ length: 96 }, (_, i) => `--table=customers_archive_${i}_partition`), '--dry\u200B-run', '--drop-table', 'customers'];
+    harness.fake.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (result) return textReply('\u001b[2J\u001b]0;pwned\u0007Done \u001b[8mhidden\u001b[0m \u009b31m');
+      return toolUseReply('run_skill_script', { skill_id: 'repo-stats', script: 'scripts/count.sh', args });
+    });
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = new PassThrough();
+    let screen = '';
+    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const waitFor = async (text: string) => {
+      for (let i = 0; i < 500 && !screen.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(screen).toContain(text);
+    };
+    const done = runTerminalChat(harness.app, { input, output, chatId: 'tty2' });
+    input.write('count\n');
+    await waitFor('3) no');
+    expect(screen).toContain('"--table=customers_archive_95_partition" "--dry<U+200B>-run" "--drop-table" "customers"');
+    input.write('3\n');
+    await waitFor('Done');
+    await waitFor('<U+009B>31m');
+    expect(screen).toContain('<U+001B>[2J<U+001B>]0;pwned<U+0007>Done <U+001B>[8mhidden');
+    // readline draws its own prompt with escape sequences; none of the model's reach the screen raw.
+    for (const sequence of ['\u001b[2J', '\u001b]0;pwned', '\u0007', '\u001b[8m', '\u009b']) expect(screen).not.toContain(sequence);
+    input.write('/quit\n');
+    expect(await done).toBe(0);
+  });
+});
+
+describe('stopping and starting afresh in the terminal', () => {
+  it('Ctrl-C during a turn stops the turn, not the program; /new starts a conversation without the old history', async () => {
+    harness = await startHarness({ skills: [STATS_SKILL] });
+    let release = () => {};
+    const seen: string[] = [];
+    harness.fake.setBrain(async (req) => {
+      seen.push(JSON.stringify(req.messages));
+      const text = JSON.stringify(req.messages.at(-1));
+      if (text.includes('long poem')) await new Promise<void>((resolve) => (release = resolve));
+      return textReply(text.includes('kiwi') ? 'noted: kiwi' : 'short answer');
+    });
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = new PassThrough();
+    let screen = '';
+    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const waitFor = async (text: string) => {
+      for (let i = 0; i < 500 && !screen.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(screen).toContain(text);
+    };
+    const done = runTerminalChat(harness.app, { input, output, chatId: 'stop' });
+    input.write('remember kiwi\n');
+    await waitFor('noted: kiwi');
+    input.write('write a long poem\n');
+    for (let i = 0; i < 500 && seen.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    input.write('\x03');
+    await waitFor('Stopped by ');
+    release();
+    input.write('what did I say?\n');
+    await waitFor('short answer');
+    expect(seen.at(-1)).toContain('kiwi');
+
+    input.write('/new\n');
+    await waitFor('A fresh conversation');
+    input.write('and now?\n');
+    for (let i = 0; i < 500 && seen.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.at(-1)).not.toContain('kiwi');
+    input.write('/quit\n');
+    expect(await done).toBe(0);
+  });
 });

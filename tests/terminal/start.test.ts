@@ -1,23 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { freePort } from '../fakes/freePort.ts';
 import { type FakeSlack, SlackSender, startFakeSlack } from '../fakes/slack.ts';
 import { NOTES_SKILL, writeSkills } from '../agent/harness.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 const SECRET = 'start-test-signing-secret';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;

@@ -1,8 +1,7 @@
 #!/bin/bash
-# Reads the hook event (JSON) on stdin and appends it as one line to $JOURNAL_FILE, when set.
+# Reads the hook event (JSON) on stdin and prints it as one line: skillbot keeps a hook's output in the audit
+# trail, so `skillbot audit --chat ID` reads as this skill's journal. Sandboxed, a hook can write no host file.
 set -euo pipefail
 event="$(cat)"
-if [ -n "${JOURNAL_FILE:-}" ]; then
-  printf '%s\n' "$event" | tr -d '\n' >> "$JOURNAL_FILE"
-  printf '\n' >> "$JOURNAL_FILE"
-fi
+printf '%s\n' "$event" | tr -d '\n'
+printf '\n'

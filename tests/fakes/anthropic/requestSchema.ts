@@ -5,10 +5,27 @@ import { z } from 'zod';
 
 const cacheControl = z.looseObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() });
 
-const contentBlock = z.looseObject({
-  type: z.string(),
-  cache_control: cacheControl.nullish(),
-});
+const base64 = z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64');
+/** Image and document blocks as the API accepts them (base64 sources; the media types it reads). */
+const imageSource = z.object({ type: z.literal('base64'), media_type: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']), data: base64 });
+const documentSource = z.union([
+  z.object({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: base64 }),
+  z.object({ type: z.literal('text'), media_type: z.literal('text/plain'), data: z.string() }),
+]);
+
+const contentBlock = z
+  .looseObject({
+    type: z.string(),
+    cache_control: cacheControl.nullish(),
+  })
+  .superRefine((block, ctx) => {
+    const check = (schema: z.ZodType, value: unknown) => {
+      const parsed = schema.safeParse(value);
+      for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ code: 'custom', path: ['source', ...issue.path.map(String)], message: issue.message });
+    };
+    if (block.type === 'image') check(imageSource, block.source);
+    if (block.type === 'document') check(documentSource, block.source);
+  });
 
 const textBlock = z.looseObject({
   type: z.literal('text'),

@@ -20,6 +20,8 @@ export interface FakeAnthropicOptions {
   chunkDelayMs?: number;
   /** Prefixes shorter than this many tokens are never cached, like the API's per-model minimum (default 0). */
   minCacheTokens?: number;
+  /** Told of each streamed event just before it is written (benches time deltas from here). */
+  onEvent?: (event: SseEvent, at: number) => void;
 }
 
 const CUT_TEXT = 'This reply is cut short by the fake before it can finish.';
@@ -54,9 +56,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
 
   async function writeEvents(res: ServerResponse, events: SseEvent[]): Promise<void> {
     // Without a delay to show, one write: the client's SSE parser still sees every event, at less cost.
-    if (!options.chunkDelayMs) return writeChunk(res, events.map(encodeSse).join(''));
+    if (!options.chunkDelayMs) {
+      for (const event of events) options.onEvent?.(event, Date.now());
+      return writeChunk(res, events.map(encodeSse).join(''));
+    }
     for (const event of events) {
       if (res.destroyed) return;
+      options.onEvent?.(event, Date.now());
       await writeChunk(res, encodeSse(event));
       await pause(options.chunkDelayMs);
     }

@@ -13,6 +13,8 @@ export interface RestRequest {
   query: Record<string, string>;
   body: unknown;
   auth: string | undefined;
+  /** Files of a multipart request (`files[n]` parts), in order. */
+  files?: Array<{ filename: string; contentType: string; bytes: Buffer }>;
 }
 
 export interface RestAnswer {
@@ -44,9 +46,13 @@ function channelOr404(ctx: RestContext, id: string | undefined): FakeChannel | A
 const isError = (value: unknown): value is ApiError => typeof value === 'object' && value !== null && 'status' in value;
 
 /** Posts a bot message in a channel and tells the gateway, as Discord does for the bot's own messages too. */
-function postInChannel(ctx: RestContext, channel: FakeChannel, body: Record<string, unknown>): RestAnswer {
-  const error = messageBodyError(body, true);
+function postInChannel(ctx: RestContext, channel: FakeChannel, body: Record<string, unknown>, files: RestRequest['files'] = []): RestAnswer {
+  // A message with files may have no text.
+  const error = files.length > 0 ? messageBodyError({ ...body, content: body.content ?? '' }, false) : messageBodyError(body, true);
   if (error) return error;
+  if (files.length > 10 || files.some((file) => file.bytes.length > 10 * 1024 * 1024)) {
+    return { status: 413, body: { code: 40005, message: 'Request entity too large' } };
+  }
   const nonce = body.enforce_nonce === true && typeof body.nonce === 'string' ? body.nonce : undefined;
   const repeat = nonce && ctx.world.messages.find((candidate) => candidate.channelId === channel.id && candidate.nonce === nonce && Date.now() - candidate.createdAt < NONCE_WINDOW_MS);
   if (repeat) return { status: 200, body: ctx.world.messagePayload(repeat) };
@@ -58,6 +64,7 @@ function postInChannel(ctx: RestContext, channel: FakeChannel, body: Record<stri
     flags: typeof body.flags === 'number' ? body.flags : 0,
     allowedMentions: body.allowed_mentions as AllowedMentions | undefined,
     source: 'channel',
+    attachments: files.map((file) => ({ id: ctx.world.ids.next(), filename: file.filename, contentType: file.contentType, bytes: file.bytes })),
     ...(nonce ? { nonce } : {}),
   });
   const payload = ctx.world.messagePayload(message);
@@ -105,9 +112,21 @@ const routes: Array<[string, RegExp, Handler]> = [
     const channel = channelOr404(ctx, id);
     return isError(channel) ? channel : { status: 200, body: ctx.world.channelPayload(channel) };
   }],
+  ['GET', /^\/channels\/(\d+)\/messages$/, (ctx, req, [id]) => {
+    const channel = channelOr404(ctx, id);
+    if (isError(channel)) return channel;
+    const limit = Math.min(Math.max(Number(req.query.limit ?? 50) || 50, 1), 100);
+    const before = req.query.before === undefined ? undefined : BigInt(req.query.before);
+    // Newest first, as Discord answers.
+    const messages = ctx.world.messages
+      .filter((message) => message.channelId === channel.id && !message.deleted && !message.ephemeral && (before === undefined || BigInt(message.id) < before))
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+      .slice(0, limit);
+    return { status: 200, body: messages.map((message) => ctx.world.messagePayload(message)) };
+  }],
   ['POST', /^\/channels\/(\d+)\/messages$/, (ctx, req, [id]) => {
     const channel = channelOr404(ctx, id);
-    return isError(channel) ? channel : postInChannel(ctx, channel, asBody(req.body));
+    return isError(channel) ? channel : postInChannel(ctx, channel, asBody(req.body), req.files);
   }],
   ['PATCH', /^\/channels\/(\d+)\/messages\/(\d+)$/, (ctx, req, [channelId, messageId]) => {
     const message = ctx.world.message(messageId ?? '');

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { FakeGateway, type GatewayStats } from './gateway.ts';
+import { FakeGateway, type GatewayStats, INTENTS } from './gateway.ts';
 import { answerRest, type RestContext, type RestRequest } from './rest.ts';
 import { UserActions } from './userActions.ts';
 import { CHANNEL_TYPES, DiscordWorld, type FakeChannel, type FakeInteraction, type FakeMessage, type FakeUser } from './world.ts';
@@ -39,7 +39,10 @@ export interface FakeDiscord {
   readonly connected: boolean;
   addUser(username: string): FakeUser;
   /** A person's message in a channel or thread. */
-  say(user: FakeUser, channel: FakeChannel, content: string): FakeMessage;
+  /** A public thread a person opens in #general (the gateway announces it, as Discord does). */
+  openThread(user: FakeUser, name: string): FakeChannel;
+  /** A person's message; `files` become its attachments (served by the fake as Discord's CDN serves them). */
+  say(user: FakeUser, channel: FakeChannel, content: string, files?: Array<{ name: string; contentType: string; bytes: Buffer | string }>): FakeMessage;
   /** A person's DM to the bot. */
   dm(user: FakeUser, content: string): FakeMessage;
   slash(user: FakeUser, channel: FakeChannel, name: string, options?: Record<string, string>): FakeInteraction;
@@ -59,12 +62,38 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/** A JSON body, or a multipart one (discord.js sends files as `payload_json` plus `files[n]` parts). */
+async function readBody(req: IncomingMessage): Promise<{ body: unknown; files?: RestRequest['files'] }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text === '') return undefined;
-  return JSON.parse(text) as unknown;
+  const raw = Buffer.concat(chunks);
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
+    const files: NonNullable<RestRequest['files']> = [];
+    for (const [name, value] of form.entries()) {
+      if (/^files\[\d+\]$/.test(name) && typeof value !== 'string') {
+        files.push({ filename: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+      }
+    }
+    const payload = form.get('payload_json');
+    return { body: typeof payload === 'string' ? (JSON.parse(payload) as unknown) : {}, files };
+  }
+  const text = raw.toString('utf8');
+  return { body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+}
+
+/** GET of an attachment, as Discord's CDN serves it (no token needed). */
+function serveAttachment(world: DiscordWorld, path: string, res: ServerResponse): boolean {
+  const match = /^\/attachments\/(\d+)\/(\d+)\//.exec(path);
+  if (!match) return false;
+  const file = world.messages.flatMap((message) => (message.channelId === match[1] ? message.attachments : [])).find((candidate) => candidate.id === match[2]);
+  if (!file) {
+    res.writeHead(404).end();
+    return true;
+  }
+  res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.bytes.length) }).end(file.bytes);
+  return true;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -95,15 +124,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
+    if (req.method === 'GET' && serveAttachment(world, url.pathname, res)) return;
     if (!url.pathname.startsWith('/api/v10/')) return send(res, 404, { code: 0, message: '404: Not Found' });
-    readJson(req).then(
-      (body) => {
+    readBody(req).then(
+      ({ body, files }) => {
         const request: RestRequest = {
           method: req.method ?? 'GET',
           path: decodeURIComponent(url.pathname.slice('/api/v10'.length)),
           query: Object.fromEntries(url.searchParams),
           body,
           auth: req.headers.authorization,
+          ...(files ? { files } : {}),
         };
         const answer = answerRest(ctx, request);
         requests.push({ ...request, status: answer.status, response: answer.body });
@@ -114,6 +145,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  world.cdnUrl = `http://127.0.0.1:${port}`;
   ctx.gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
   gateway.attach(server, ctx.gatewayUrl);
   const actions = new UserActions(world, gateway);
@@ -131,7 +163,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       return gateway.connected;
     },
     addUser: (username) => world.addUser(username),
-    say: (user, channel, content) => actions.say(user, channel, content),
+    openThread(user, name) {
+      const thread = world.addChannel({ type: CHANNEL_TYPES.publicThread, name, guildId: world.guildId, parentId: general.id, ownerId: user.id });
+      gateway.dispatch({ t: 'THREAD_CREATE', d: { ...world.channelPayload(thread), newly_created: true }, intent: INTENTS.Guilds });
+      return thread;
+    },
+    say: (user, channel, content, files) => actions.say(user, channel, content, files),
     dm: (user, content) => actions.say(user, world.dmWith(user), content),
     slash: (user, channel, name, commandOptions) => actions.slash(user, channel, name, commandOptions),
     autocomplete: (user, channel, name, commandOptions, focused) => actions.autocomplete(user, channel, name, commandOptions, focused),

@@ -12,8 +12,14 @@ export class UserActions {
   ) {}
 
   /** A message by a person in a guild channel, thread or DM channel. */
-  say(user: FakeUser, channel: FakeChannel, content: string): FakeMessage {
-    const message = this.world.addMessage({ channelId: channel.id, author: user, content, source: 'user' });
+  say(user: FakeUser, channel: FakeChannel, content: string, files: Array<{ name: string; contentType: string; bytes: Buffer | string }> = []): FakeMessage {
+    const attachments = files.map((file) => ({
+      id: this.world.ids.next(),
+      filename: file.name,
+      contentType: file.contentType,
+      bytes: Buffer.isBuffer(file.bytes) ? file.bytes : Buffer.from(file.bytes, 'utf8'),
+    }));
+    const message = this.world.addMessage({ channelId: channel.id, author: user, content, source: 'user', attachments });
     this.redeliver(message);
     return message;
   }

@@ -37,8 +37,54 @@ function componentsError(components: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** Components V2 (`flags` IS_COMPONENTS_V2): layout components instead of content. */
+export const COMPONENTS_V2 = 1 << 15;
+const V2_TOP = new Set([1, 9, 10, 12, 13, 14, 17]);
+const V2_IN_CONTAINER = new Set([1, 9, 10, 12, 13, 14]);
+const V2_MAX_COMPONENTS = 40;
+const V2_MAX_TEXT = 4000;
+
+function v2Error(body: Record<string, unknown>): ApiError | undefined {
+  if (typeof body.content === 'string' && body.content !== '') return formError('content', 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2', 'The content field cannot be used when using MessageFlags.IS_COMPONENTS_V2');
+  const components = body.components;
+  if (!Array.isArray(components) || components.length === 0) return { status: 400, body: { code: 50006, message: 'Cannot send an empty message' } };
+  let count = 0;
+  let text = 0;
+  const visit = (component: unknown, path: string, allowed: ReadonlySet<number>): ApiError | undefined => {
+    const { type, components: children, content, accessory } = (component ?? {}) as Record<string, unknown>;
+    count += 1;
+    if (typeof type !== 'number' || !allowed.has(type)) return formError(`${path}.type`, 'COMPONENT_TYPE_INVALID', 'This component type is not allowed here.');
+    if (type === 10) {
+      if (typeof content !== 'string' || content === '') return formError(`${path}.content`, 'BASE_TYPE_REQUIRED', 'This field is required');
+      text += content.length;
+    }
+    if (type === 1) return componentsError([component]) ? formError(path, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'An action row holds 1 to 5 buttons.') : undefined;
+    if (type === 9 && accessory !== undefined) {
+      const error = buttonError(accessory as Record<string, unknown>, `${path}.accessory`);
+      if (error && (accessory as { type?: unknown }).type !== 11) return error;
+      count += 1;
+    }
+    if (type === 17 || type === 9) {
+      if (!Array.isArray(children) || children.length === 0) return formError(`${path}.components`, 'BASE_TYPE_REQUIRED', 'This field is required');
+      for (const [index, child] of children.entries()) {
+        const error = visit(child, `${path}.components.${index}`, type === 9 ? new Set([10]) : V2_IN_CONTAINER);
+        if (error) return error;
+      }
+    }
+    return undefined;
+  };
+  for (const [index, component] of components.entries()) {
+    const error = visit(component, `components.${index}`, V2_TOP);
+    if (error) return error;
+  }
+  if (count > V2_MAX_COMPONENTS) return formError('components', 'BASE_TYPE_MAX_LENGTH', `Must be ${V2_MAX_COMPONENTS} or fewer in total.`);
+  if (text > V2_MAX_TEXT) return formError('components', 'BASE_TYPE_MAX_LENGTH', `Text displays hold ${V2_MAX_TEXT} characters or fewer in total.`);
+  return undefined;
+}
+
 /** Checks a message create or edit body. `creating`: an empty message is refused (an edit may change only components). */
 export function messageBodyError(body: Record<string, unknown>, creating: boolean): ApiError | undefined {
+  if (typeof body.flags === 'number' && (body.flags & COMPONENTS_V2) !== 0) return v2Error(body);
   const content = body.content;
   if (content !== undefined && content !== null && typeof content !== 'string') return formError('content', 'BASE_TYPE_STRING', 'Must be a string.');
   if (typeof content === 'string' && content.length > 2000) return formError('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');

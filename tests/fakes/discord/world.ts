@@ -23,6 +23,14 @@ export interface FakeChannel {
 
 export type MessageSource = 'user' | 'channel' | 'interaction' | 'webhook';
 
+/** A file on a message: a person's attachment, or one the bot uploaded (multipart). */
+export interface FakeAttachment {
+  id: string;
+  filename: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
 export interface FakeMessage {
   id: string;
   channelId: string;
@@ -43,6 +51,9 @@ export interface FakeMessage {
   interactionId?: string;
   /** The nonce the bot sent with enforce_nonce (Discord then drops a repeat within minutes). */
   nonce?: string;
+  /** Files on the message (a person's, or the bot's uploads), served under the fake's /attachments/ path as
+   * Discord's CDN serves them; an edit that names no `attachments` keeps them, as on Discord. */
+  attachments: FakeAttachment[];
   createdAt: number;
 }
 
@@ -73,6 +84,8 @@ export interface FakeInteraction {
 
 export class DiscordWorld {
   readonly ids = new Snowflakes();
+  /** Where attachments are served (the fake's own origin, set once it listens). */
+  cdnUrl = '';
   readonly channels = new Map<string, FakeChannel>();
   readonly messages: FakeMessage[] = [];
   readonly interactions = new Map<string, FakeInteraction>();
@@ -128,11 +141,13 @@ export class DiscordWorld {
     interactionId?: string;
     nonce?: string;
     id?: string;
+    attachments?: FakeAttachment[];
   }): FakeMessage {
     const content = input.content ?? '';
     const flags = input.flags ?? 0;
     const message: FakeMessage = {
       id: input.id ?? this.ids.next(),
+      attachments: input.attachments ?? [],
       channelId: input.channelId,
       author: input.author,
       content,
@@ -158,6 +173,8 @@ export class DiscordWorld {
       message.history.push(body.content);
     }
     if (Array.isArray(body.components)) message.components = body.components;
+    // Components V2 can be turned on by an edit (a deferred reply), never off.
+    if (typeof body.flags === 'number') message.flags |= body.flags & (1 << 15);
     if ('allowed_mentions' in body) message.allowedMentions = body.allowed_mentions as AllowedMentions;
     message.pings = [...new Set([...message.pings, ...pingsOf(message.content, message.allowedMentions)])];
     // Discord clears the "loading" flag of a deferred reply once it gets content.
@@ -222,7 +239,10 @@ export class DiscordWorld {
       mention_everyone: message.pings.includes('everyone'),
       mentions: mentioned.map((user) => this.userPayload(user)),
       mention_roles: [...new Set([...message.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1]))],
-      attachments: [],
+      attachments: message.attachments.map((file) => {
+        const url = `${this.cdnUrl}/attachments/${message.channelId}/${file.id}/${encodeURIComponent(file.filename)}`;
+        return { id: file.id, filename: file.filename, size: file.bytes.length, url, proxy_url: url, content_type: file.contentType };
+      }),
       embeds: [],
       pinned: false,
       flags: message.flags,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { seededRandom } from '../anthropic/faults.ts';
 import { FakeSocketMode, type SocketModeLink } from './socketMode.ts';
-import { FakeWorkspace, type EphemeralMessage, type MethodResult, type PostedMessage, type WorkspaceInfo } from './webApi.ts';
+import { type AssistantCall, type EphemeralMessage, FakeWorkspace, type MethodResult, type PostedMessage, type PublishedView, type SeededMessage, type SharedFile, type UploadedFile, type WorkspaceInfo } from './webApi.ts';
 
 export interface FakeSlackOptions {
   botToken?: string;
@@ -14,6 +14,8 @@ export interface FakeSlackOptions {
   teamId?: string;
   botUserId?: string;
   botId?: string;
+  /** chat.startStream fails with this error (e.g. `feature_not_enabled`): a workspace without AI streaming. */
+  refuseStreaming?: string;
 }
 
 /** A fault for the next call of one method: a 429 with Retry-After, an API error, or a bare HTTP status. */
@@ -58,6 +60,25 @@ export interface FakeSlack {
   readonly messages: PostedMessage[];
   readonly ephemerals: EphemeralMessage[];
   readonly responses: ResponseUrlPost[];
+  /** assistant.threads.setStatus / setTitle / setSuggestedPrompts calls, in order. */
+  readonly assistantCalls: AssistantCall[];
+  /** Home tabs published with views.publish, in order. */
+  readonly views: PublishedView[];
+  /** chat.startStream fails with `error` from now on (undefined serves it again). */
+  refuseStreaming(error: string | undefined): void;
+  /** Files the bot uploaded into channels (files.getUploadURLExternal, the upload, files.completeUploadExternal). */
+  readonly uploads: UploadedFile[];
+  /** Downloads of shared files: which file, and whether the bot token came with the request. */
+  readonly downloads: Array<{ fileId: string; authorised: boolean }>;
+  /**
+   * A file a person shares: returns the `files` entry of the message event. Its url_private needs the bot token
+   * (without it Slack redirects to its login page); with `redirect`, it redirects to a CDN path first.
+   */
+  shareFile(file: { name: string; mimetype: string; bytes: Buffer | string; redirect?: boolean }): Record<string, unknown>;
+  /** Something people (or another bot) wrote that the bot was not told of: conversations.replies/history return it. */
+  seed(message: SeededMessage): void;
+  /** A person users.info knows, by display name. */
+  addPerson(userId: string, displayName: string): void;
   /** A fresh response_url pointing at this fake. */
   responseUrl(): string;
   /** The next calls of `method` fail with these faults, one each, in order. */
@@ -73,10 +94,24 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** An upload's bytes: the body itself, or the first part of a multipart form (what the SDK's helper sends). */
+function uploadedBytes(body: Buffer, contentType: string): Buffer {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!contentType.startsWith('multipart/form-data') || !mark) return body;
+  const start = body.indexOf('\r\n\r\n', body.indexOf(`--${mark}`));
+  const end = body.indexOf(`\r\n--${mark}`, start);
+  return start < 0 || end < 0 ? body : body.subarray(start + 4, end);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString('utf8');
 }
 
 function parseParams(raw: string, contentType: string): Record<string, unknown> {
@@ -103,6 +138,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const socketMode = new FakeSocketMode();
   let url = '';
   const workspace = new FakeWorkspace(info);
+  workspace.streamingRefusal = options.refuseStreaming;
   const calls: RecordedCall[] = [];
   const responses: ResponseUrlPost[] = [];
   const faults = new Map<string, SlackFault[]>();
@@ -132,9 +168,47 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return { status: 200, body: workspace.call(method, params) };
   };
 
+  const downloads: Array<{ fileId: string; authorised: boolean }> = [];
+  /** GET of a shared file: Slack's url_private rules (token needed, else the login page), and the CDN hop. */
+  const serveFile = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    const privateMatch = /^\/files-pri\/[^/]+-(F[0-9A-Z]+)\//.exec(path);
+    const cdnMatch = /^\/cdn\/(F[0-9A-Z]+)$/.exec(path);
+    if (path === '/login') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Sign in to Slack</body></html>');
+      return true;
+    }
+    const id = privateMatch?.[1] ?? cdnMatch?.[1];
+    const file = id ? workspace.sharedFiles.get(id) : undefined;
+    if (!id || !file) return false;
+    const authorised = req.headers.authorization === `Bearer ${info.botToken}`;
+    downloads.push({ fileId: id, authorised });
+    if (privateMatch && !authorised) {
+      res.writeHead(302, { location: '/login' }).end();
+      return true;
+    }
+    if (privateMatch && file.redirect) {
+      res.writeHead(302, { location: `${url}/cdn/${id}` }).end();
+      return true;
+    }
+    res.writeHead(200, { 'content-type': file.mimetype, 'content-length': String(file.bytes.length) }).end(file.bytes);
+    return true;
+  };
+
   const server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (req.method === 'GET' && serveFile(req, res, path)) return;
+      if (req.method === 'POST' && path.startsWith('/upload/')) {
+        const pending = workspace.pendingUploads.get(path.slice('/upload/'.length));
+        const bytes = await readBytes(req);
+        if (!pending) {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('no such upload\n');
+          return;
+        }
+        pending.bytes = uploadedBytes(bytes, req.headers['content-type'] ?? '');
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${bytes.length}`);
+        return;
+      }
       const raw = await readBody(req);
       const contentType = req.headers['content-type'] ?? '';
       if (req.method === 'POST' && path.startsWith('/respond/')) {
@@ -169,6 +243,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  workspace.baseUrl = url;
 
   return {
     url,
@@ -179,6 +254,27 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     messages: workspace.messages,
     ephemerals: workspace.ephemerals,
     responses,
+    assistantCalls: workspace.assistantCalls,
+    views: workspace.views,
+    refuseStreaming(error) {
+      workspace.streamingRefusal = error;
+    },
+    uploads: workspace.uploads,
+    downloads,
+    seed(message) {
+      workspace.seeded.push(message);
+    },
+    addPerson(userId, displayName) {
+      workspace.people.set(userId, displayName);
+    },
+    shareFile(file) {
+      const id = workspace.nextFileId();
+      const bytes = Buffer.isBuffer(file.bytes) ? file.bytes : Buffer.from(file.bytes, 'utf8');
+      const shared: SharedFile = { id, name: file.name, mimetype: file.mimetype, bytes, redirect: file.redirect ?? false };
+      workspace.sharedFiles.set(id, shared);
+      const urlPrivate = `${url}/files-pri/${info.teamId}-${id}/${encodeURIComponent(file.name)}`;
+      return { id, name: file.name, title: file.name, mimetype: file.mimetype, filetype: file.name.split('.').pop() ?? '', size: bytes.length, url_private: urlPrivate, url_private_download: `${urlPrivate}?download=1` };
+    },
     responseUrl: () => `${url}/respond/${randomBytes(6).toString('hex')}`,
     failNext(method, ...list) {
       faults.set(method, [...(faults.get(method) ?? []), ...list]);

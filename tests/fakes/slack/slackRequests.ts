@@ -31,6 +31,8 @@ export interface UserMessage {
   threadTs?: string;
   /** `channel` (default), `group`, `im`, `mpim`. */
   channelType?: string;
+  /** Files shared with the message (FakeSlack.shareFile entries): a `file_share` message, as Slack sends it. */
+  files?: Array<Record<string, unknown>>;
 }
 
 export interface ClickInput {
@@ -100,6 +102,22 @@ export class SlackSender {
   command(command: string, text: string, where: { channel: string; user: string; responseUrl?: string }, options: SendOptions = {}): Promise<SlackResponse> {
     const form = new URLSearchParams(commandBody(this.workspace, command, text, where));
     return this.send(form.toString(), 'application/x-www-form-urlencoded', options);
+  }
+
+  /** A click on a button of the App Home tab (a `block_actions` payload from a view, not a message). */
+  homeClick(input: { user: string; actionId: string; value: string }, options: SendOptions = {}): Promise<SlackResponse> {
+    const payload = {
+      type: 'block_actions',
+      user: { id: input.user, username: input.user.toLowerCase(), team_id: this.workspace.teamId },
+      api_app_id: 'AFAKEAPP',
+      token: 'legacy-verification-token',
+      container: { type: 'view', view_id: 'VHOME' },
+      trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
+      team: { id: this.workspace.teamId, domain: 'fake' },
+      view: { id: 'VHOME', type: 'home' },
+      actions: [{ action_id: input.actionId, block_id: 'home', text: { type: 'plain_text', text: input.actionId }, value: input.value, type: 'button', action_ts: `${Date.now() / 1000}` }],
+    };
+    return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
   }
 
   /** A button click, as the `payload` form field Slack posts. */
@@ -192,6 +210,7 @@ export function messageEvent(type: 'message' | 'app_mention', input: UserMessage
     channel: input.channel,
     ...(type === 'message' ? { channel_type: input.channelType ?? 'channel' } : {}),
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    ...(input.files?.length ? { files: input.files, upload: false, ...(type === 'message' ? { subtype: 'file_share' } : {}) } : {}),
     blocks: [],
   };
 }

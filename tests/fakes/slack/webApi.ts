@@ -12,6 +12,26 @@ export interface PostedMessage {
   edits: Array<{ text: string; blocks?: unknown[]; at: number }>;
   postedAt: number;
   updatedAt?: number;
+  /** A message made by chat.startStream: `streaming` until chat.stopStream, then `stopped`. Its text is Markdown. */
+  stream?: 'streaming' | 'stopped';
+}
+
+/** An assistant-thread call (setStatus, setTitle, setSuggestedPrompts), as Slack received it. */
+export interface AssistantCall {
+  method: 'setStatus' | 'setTitle' | 'setSuggestedPrompts';
+  channel: string;
+  threadTs: string;
+  /** setStatus's status, setTitle's title, setSuggestedPrompts' title. */
+  text: string;
+  prompts?: Array<{ title: string; message: string }>;
+  at: number;
+}
+
+/** A Home tab published for a person (views.publish). */
+export interface PublishedView {
+  userId: string;
+  view: { type: string; blocks: unknown[] };
+  at: number;
 }
 
 export interface EphemeralMessage {
@@ -20,6 +40,41 @@ export interface EphemeralMessage {
   text: string;
   threadTs?: string;
   at: number;
+}
+
+/** A message people (or other bots) wrote, seeded by a test: what conversations.replies/history return beside the bot's own. */
+export interface SeededMessage {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  user?: string;
+  botId?: string;
+  botName?: string;
+  text: string;
+}
+
+/** A file a person shared (the bot downloads it from `url_private`). */
+export interface SharedFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  bytes: Buffer;
+  /** Served through a redirect to another path (as Slack's CDN does), where no token is needed. */
+  redirect: boolean;
+}
+
+/** A file the bot uploaded and completed into a channel. */
+export interface UploadedFile {
+  id: string;
+  name: string;
+  title: string;
+  channel: string;
+  threadTs?: string;
+  bytes: Buffer;
+  /** The message posted with the file (initial_comment). */
+  initialComment?: string;
+  /** When files.completeUploadExternal shared it. */
+  completedAt: number;
 }
 
 export interface WorkspaceInfo {
@@ -73,7 +128,24 @@ export class FakeWorkspace {
   readonly ephemerals: EphemeralMessage[] = [];
   /** Channels the bot may not post in, with the error Slack gives (`not_in_channel`, `channel_not_found`). */
   readonly refusedChannels = new Map<string, string>();
+  readonly sharedFiles = new Map<string, SharedFile>();
+  /** Upload tickets: the length promised, then the bytes sent to the upload URL. */
+  readonly pendingUploads = new Map<string, { name: string; length: number; bytes?: Buffer }>();
+  readonly uploads: UploadedFile[] = [];
+  readonly seeded: SeededMessage[] = [];
+  /** users.info answers: id → display name. */
+  readonly people = new Map<string, string>();
+  readonly assistantCalls: AssistantCall[] = [];
+  readonly views: PublishedView[] = [];
+  /** Set: chat.startStream fails with this error, as for a workspace or app without AI streaming. */
+  streamingRefusal: string | undefined;
   #seq = 0;
+  #fileSeq = 0;
+
+  nextFileId(): string {
+    this.#fileSeq += 1;
+    return `F${String(this.#fileSeq).padStart(8, '0')}`;
+  }
 
   constructor(readonly info: WorkspaceInfo) {}
 
@@ -92,6 +164,33 @@ export class FakeWorkspace {
         return this.#update(params);
       case 'chat.postEphemeral':
         return this.#ephemeral(params);
+      case 'conversations.replies':
+        return this.#replies(params);
+      case 'conversations.history':
+        return this.#history(params);
+      case 'users.info': {
+        const id = str(params, 'user');
+        const name = id ? this.people.get(id) : undefined;
+        if (!id || name === undefined) return fail('user_not_found');
+        return { ok: true, user: { id, name: name.toLowerCase().replace(/\s+/g, '.'), real_name: name, is_bot: false, profile: { display_name: name, real_name: name } } };
+      }
+      case 'files.getUploadURLExternal':
+        return this.#uploadTicket(params);
+      case 'files.completeUploadExternal':
+        return this.#completeUpload(params);
+      case 'chat.startStream':
+        return this.#startStream(params);
+      case 'chat.appendStream':
+      case 'chat.stopStream':
+        return this.#appendStream(params, method === 'chat.stopStream');
+      case 'chat.delete':
+        return this.#delete(params);
+      case 'assistant.threads.setStatus':
+      case 'assistant.threads.setTitle':
+      case 'assistant.threads.setSuggestedPrompts':
+        return this.#assistant(method, params);
+      case 'views.publish':
+        return this.#publish(params);
       default:
         return fail('unknown_method');
     }
@@ -134,6 +233,177 @@ export class FakeWorkspace {
     if (content.blocks !== undefined) message.blocks = content.blocks.length > 0 ? content.blocks : undefined;
     message.updatedAt = Date.now();
     return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
+  }
+
+  /** Every message of a channel as the API returns it, oldest first: people's (seeded) and the bot's. */
+  #channelMessages(channel: string): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
+    const own = this.messages
+      .filter((message) => message.channel === channel)
+      .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }));
+    const people = this.seeded
+      .filter((message) => message.channel === channel)
+      .map((message) => ({
+        type: 'message',
+        ts: message.ts,
+        text: message.text,
+        ...(message.user ? { user: message.user } : {}),
+        ...(message.botId ? { bot_id: message.botId, subtype: 'bot_message', username: message.botName ?? 'a bot', bot_profile: { name: message.botName ?? 'a bot' } } : {}),
+        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+      }));
+    return [...own, ...people].sort((a, b) => Number(a.ts) - Number(b.ts));
+  }
+
+  /** The thread's root then its replies, oldest first, up to `latest`; `limit` per page with a cursor (an index). */
+  #replies(params: Record<string, unknown>): MethodResult {
+    const channel = str(params, 'channel');
+    const ts = str(params, 'ts');
+    if (!channel || !ts) return fail('invalid_arguments');
+    const latest = Number(str(params, 'latest') ?? Infinity);
+    const oldest = Number(str(params, 'oldest') ?? 0);
+    const inclusive = params.inclusive === true || params.inclusive === 'true';
+    const inRange = (at: number) => (inclusive ? at <= latest && at >= oldest : at < latest && at > oldest);
+    // The parent message comes first whatever the range, as in Slack.
+    const all = this.#channelMessages(channel).filter((message) => message.ts === ts || (message.thread_ts === ts && inRange(Number(message.ts))));
+    if (all.length === 0) return fail('thread_not_found');
+    const limit = Math.min(Number(params.limit ?? 1000) || 1000, 1000);
+    const start = Number(str(params, 'cursor') ?? 0);
+    const page = all.slice(start, start + limit);
+    const next = start + limit < all.length ? String(start + limit) : '';
+    return { ok: true, messages: page, has_more: next !== '', response_metadata: { next_cursor: next } };
+  }
+
+  /** The channel's top-level messages (and broadcasts) before `latest`, newest first. */
+  #history(params: Record<string, unknown>): MethodResult {
+    const channel = str(params, 'channel');
+    if (!channel) return fail('channel_not_found');
+    const latest = Number(str(params, 'latest') ?? Infinity);
+    const limit = Math.min(Number(params.limit ?? 100) || 100, 999);
+    const top = this.#channelMessages(channel).filter((message) => (message.thread_ts === undefined || message.thread_ts === message.ts) && Number(message.ts) < latest);
+    return { ok: true, messages: top.reverse().slice(0, limit), has_more: top.length > limit };
+  }
+
+  /** The fake's base URL, for upload URLs (set by the server once it listens). */
+  baseUrl = '';
+
+  #uploadTicket(params: Record<string, unknown>): MethodResult {
+    const filename = str(params, 'filename');
+    const length = Number(params.length);
+    if (!filename) return fail('invalid_arguments');
+    if (!Number.isInteger(length) || length < 0) return fail('invalid_arguments');
+    const id = this.nextFileId();
+    this.pendingUploads.set(id, { name: filename, length });
+    return { ok: true, upload_url: `${this.baseUrl}/upload/${id}`, file_id: id };
+  }
+
+  #completeUpload(params: Record<string, unknown>): MethodResult {
+    let files: unknown = params.files;
+    if (typeof files === 'string') {
+      try {
+        files = JSON.parse(files);
+      } catch {
+        return fail('invalid_arguments');
+      }
+    }
+    if (!Array.isArray(files) || files.length === 0) return fail('invalid_arguments');
+    const channel = str(params, 'channel_id');
+    if (channel && this.refusedChannels.has(channel)) return fail(this.refusedChannels.get(channel) ?? 'not_in_channel');
+    const threadTs = str(params, 'thread_ts');
+    const initialComment = str(params, 'initial_comment');
+    if (threadTs && !channel) return fail('invalid_arguments');
+    const done: Array<Record<string, unknown>> = [];
+    for (const entry of files as Array<{ id?: unknown; title?: unknown }>) {
+      const id = typeof entry.id === 'string' ? entry.id : '';
+      const pending = this.pendingUploads.get(id);
+      // Slack refuses a file whose bytes never arrived, or arrived at another length.
+      if (!pending?.bytes || pending.bytes.length !== pending.length) return fail('file_not_found');
+      this.pendingUploads.delete(id);
+      const title = typeof entry.title === 'string' ? entry.title : pending.name;
+      if (channel) this.uploads.push({ id, name: pending.name, title, channel, bytes: pending.bytes, completedAt: Date.now(), ...(threadTs ? { threadTs } : {}), ...(initialComment ? { initialComment } : {}) });
+      done.push({ id, name: pending.name, title });
+    }
+    return { ok: true, files: done };
+  }
+
+  /** Chunks arrive JSON-encoded in form bodies; their markdown_text pieces, joined. */
+  #streamText(params: Record<string, unknown>): string {
+    let chunks = params.chunks;
+    if (typeof chunks === 'string') {
+      try {
+        chunks = JSON.parse(chunks);
+      } catch {
+        chunks = [];
+      }
+    }
+    const fromChunks = Array.isArray(chunks)
+      ? chunks.map((chunk) => ((chunk as { type?: unknown; text?: unknown }).type === 'markdown_text' ? String((chunk as { text?: unknown }).text ?? '') : '')).join('')
+      : '';
+    return `${typeof params.markdown_text === 'string' ? params.markdown_text : ''}${fromChunks}`;
+  }
+
+  #startStream(params: Record<string, unknown>): MethodResult {
+    if (this.streamingRefusal) return fail(this.streamingRefusal);
+    const channel = str(params, 'channel');
+    const threadTs = str(params, 'thread_ts');
+    if (!channel) return fail('channel_not_found');
+    if (!threadTs) return fail('invalid_arguments');
+    // Outside a DM Slack needs to know whom the streamed answer is for.
+    if (!channel.startsWith('D') && !str(params, 'recipient_team_id')) return fail('missing_recipient_team_id');
+    if (!channel.startsWith('D') && !str(params, 'recipient_user_id')) return fail('missing_recipient_user_id');
+    const text = this.#streamText(params);
+    if (text.length > TEXT_LIMIT) return fail('msg_too_long');
+    const message: PostedMessage = { channel, ts: this.#nextTs(), threadTs, text, edits: [], postedAt: Date.now(), stream: 'streaming' };
+    this.messages.push(message);
+    return { ok: true, channel, ts: message.ts };
+  }
+
+  #appendStream(params: Record<string, unknown>, stop: boolean): MethodResult {
+    const channel = str(params, 'channel');
+    const message = this.messages.find((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
+    if (!message) return fail('message_not_found');
+    if (message.stream !== 'streaming') return fail('message_not_in_streaming_state');
+    const text = this.#streamText(params);
+    if (text === '' && !stop) return fail('no_text');
+    if (message.text.length + text.length > TEXT_LIMIT) return fail('msg_too_long');
+    if (text !== '') {
+      message.edits.push({ text: message.text, at: message.updatedAt ?? message.postedAt });
+      message.text += text;
+      message.updatedAt = Date.now();
+    }
+    if (stop) message.stream = 'stopped';
+    return { ok: true, channel: message.channel, ts: message.ts };
+  }
+
+  #delete(params: Record<string, unknown>): MethodResult {
+    const channel = str(params, 'channel');
+    const index = this.messages.findIndex((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
+    if (index < 0) return fail('message_not_found');
+    this.messages.splice(index, 1);
+    return { ok: true, channel, ts: str(params, 'ts') };
+  }
+
+  #assistant(method: string, params: Record<string, unknown>): MethodResult {
+    const channel = str(params, 'channel_id');
+    const threadTs = str(params, 'thread_ts');
+    if (!channel || !threadTs) return fail('invalid_arguments');
+    const name = method.slice('assistant.threads.'.length) as AssistantCall['method'];
+    const text = String(params[name === 'setStatus' ? 'status' : 'title'] ?? '');
+    let prompts: unknown = params.prompts;
+    if (typeof prompts === 'string') prompts = JSON.parse(prompts) as unknown;
+    if (name === 'setSuggestedPrompts' && (!Array.isArray(prompts) || prompts.length === 0 || prompts.length > 4)) return fail('invalid_arguments');
+    this.assistantCalls.push({ method: name, channel, threadTs, text, at: Date.now(), ...(Array.isArray(prompts) ? { prompts: prompts as AssistantCall['prompts'] } : {}) });
+    return { ok: true };
+  }
+
+  #publish(params: Record<string, unknown>): MethodResult {
+    const userId = str(params, 'user_id');
+    let view: unknown = params.view;
+    if (typeof view === 'string') view = JSON.parse(view) as unknown;
+    const shaped = view as { type?: unknown; blocks?: unknown } | undefined;
+    if (!userId) return fail('invalid_arguments');
+    if (shaped?.type !== 'home' || !Array.isArray(shaped.blocks)) return fail('invalid_arguments');
+    if (shaped.blocks.length > 100) return fail('invalid_blocks');
+    this.views.push({ userId, view: { type: 'home', blocks: shaped.blocks }, at: Date.now() });
+    return { ok: true, view: { id: `V${this.views.length}`, type: 'home' } };
   }
 
   #ephemeral(params: Record<string, unknown>): MethodResult {

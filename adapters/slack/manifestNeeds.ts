@@ -1,0 +1,15 @@
+// What the adapter subscribes to and calls, for tests/slack/manifest.test.ts to hold manifest.yml to.
+/** Events the adapter registers listeners for (messageEvents, assistantThreads, appHome). */
+export const SLACK_BOT_EVENTS = [
+  'app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
+  'assistant_thread_started', 'assistant_thread_context_changed', 'app_home_opened',
+] as const;
+
+/** Bot scopes the calls need (views.publish, chat.delete and the streaming methods need none beyond these). */
+export const SLACK_BOT_SCOPES = [
+  'app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'mpim:history', 'chat:write', 'commands', 'assistant:write',
+  // files.getUploadURLExternal / completeUploadExternal: an approval question too long for its card, in full.
+  'files:write',
+  // files people share with a question, downloaded with the bot token; names of people in the context read.
+  'files:read', 'users:read',
+] as const;

@@ -1,0 +1,366 @@
+// The approval runtime: puts a question to people in a world and resolves it exactly once, across instances.
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { silentLogger, type Logger } from '../log.ts';
+import type { Store } from '../store/types.ts';
+import { createLocalApprovalBus, type ApprovalBus } from './approvalBus.ts';
+import { decisionFields, isOption, newApprovalRecord, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { ApprovalResolver } from './approvalResolver.ts';
+import { ApprovalResume } from './approvalResume.ts';
+import { ApprovalWaiters } from './approvalWaiters.ts';
+import type { AuditLog } from './audit.ts';
+import { createRecordSealer, type RecordSealer } from './recordSeal.ts';
+import { InstanceLiveness, newInstanceId } from '../chats/instanceLiveness.ts';
+import { findStaleApprovals } from './staleApprovals.ts';
+import type {
+  ApprovalPresenter,
+  ApprovalRecord,
+  ApprovalRequestInput,
+  ApprovalResponseInput,
+  ResponseResult,
+} from './types.ts';
+
+export { platformOf, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
+
+export interface ApprovalRuntimeOptions {
+  store: Store;
+  /** The world's configured approvers (platform user ids), besides the requester. */
+  approversFor: (worldId: string) => string[];
+  logger?: Logger;
+  audit: AuditLog;
+  now?: () => number;
+  /** Tells other instances that an approval changed; defaults to one inside this process (createStoreApprovalBus for several). */
+  bus?: ApprovalBus;
+  /** How long a record is kept after its deadline or resolution, so a late click still finds it. */
+  keepMs?: number;
+  /** This instance among those sharing the store; default: host, pid and a random part (new on every start). */
+  instanceId?: string;
+  /**
+   * This instance counts as gone this long after its last heartbeat (default 3 s): its chats are then taken
+   * over at once, and its questions are left pending while their message waits for the re-run that resumes them.
+   */
+  instanceTtlMs?: number;
+  /** ...which it writes this often (default 1 s). */
+  heartbeatMs?: number;
+  /** How often the sweeper started by start() looks for questions of instances that are gone (default 15 s). */
+  sweepIntervalMs?: number;
+  /** How often a waiting request re-reads its record, in case a bus message was lost (default 2 s). */
+  pollIntervalMs?: number;
+  /**
+   * Seals every decision this runtime writes (see recordSeal.ts); isAuthentic() checks one. Instances sharing
+   * a store need the same key. Default: a key of this runtime's own.
+   */
+  sealer?: RecordSealer;
+}
+
+export interface ApprovalEvents {
+  'hitl-option-request': [ApprovalRecord];
+  'hitl-option-resolved': [ApprovalRecord];
+}
+
+export const NOT_ALLOWED_TEXT = "Only the person who asked, or one of this channel's approvers, can answer this approval.";
+
+const DEFAULTS = {
+  keepMs: 24 * 60 * 60 * 1000,
+  instanceTtlMs: 3_000,
+  heartbeatMs: 1_000,
+  sweepIntervalMs: 15_000,
+  pollIntervalMs: 2_000,
+};
+
+export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
+  /** How long this instance's liveness outlives its last heartbeat (others treat it as gone after that). */
+  get instanceTtlMs(): number {
+    return this.#instanceTtlMs;
+  }
+
+  readonly instanceId: string;
+  readonly #store: Store;
+  readonly #approversFor: (worldId: string) => string[];
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #keepMs: number;
+  readonly #sweepIntervalMs: number;
+  readonly #instanceTtlMs: number;
+  readonly #liveness: InstanceLiveness;
+  readonly #subscription: Promise<() => Promise<void>>;
+  readonly #waiters: ApprovalWaiters;
+  readonly #resolver: ApprovalResolver;
+  readonly #resume: ApprovalResume;
+  readonly #sealer: RecordSealer;
+  #sweeper: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: ApprovalRuntimeOptions) {
+    super();
+    this.#store = options.store;
+    this.#sealer = options.sealer ?? createRecordSealer(randomBytes(32));
+    this.#approversFor = options.approversFor;
+    this.#logger = options.logger ?? silentLogger();
+    this.#now = options.now ?? Date.now;
+    const bus = options.bus ?? createLocalApprovalBus();
+    this.#keepMs = options.keepMs ?? DEFAULTS.keepMs;
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs;
+    this.instanceId = options.instanceId ?? newInstanceId();
+    this.#instanceTtlMs = options.instanceTtlMs ?? DEFAULTS.instanceTtlMs;
+    this.#liveness = new InstanceLiveness({
+      store: this.#store,
+      instanceId: this.instanceId,
+      ttlMs: this.#instanceTtlMs,
+      heartbeatMs: options.heartbeatMs ?? DEFAULTS.heartbeatMs,
+      logger: this.#logger,
+    });
+    this.#waiters = new ApprovalWaiters({
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+      recheck: (approvalId) => this.#recheck(approvalId),
+    });
+    this.#resolver = new ApprovalResolver({
+      store: this.#store,
+      audit: options.audit,
+      bus,
+      waiters: this.#waiters,
+      logger: this.#logger,
+      now: this.#now,
+      keepMs: this.#keepMs,
+      seal: (record) => ({ ...record, mac: this.#sealer.seal('approval', record.id, decisionFields(record)) }),
+      onResolved: (record) => this.#emit('hitl-option-resolved', record),
+    });
+    this.#resume = new ApprovalResume({
+      store: this.#store,
+      waiters: this.#waiters,
+      resolver: this.#resolver,
+      instanceId: this.instanceId,
+      logger: this.#logger,
+      armDeadline: (record) => this.#armDeadline(record),
+    });
+    this.#subscription = bus.subscribe((approvalId) => this.#recheck(approvalId));
+    // Without the bus, answers still arrive through the waiters' re-reads; start() reports the failure.
+    this.#subscription.catch((error: unknown) => this.#logger.warn({ err: error }, 'subscribing to approval changes failed'));
+  }
+
+  /**
+   * Call once at start, after the store opened: waits for the bus subscription, writes this instance's liveness
+   * record (then a heartbeat keeps it), expires the questions of instances that are gone (`expireStale`), and
+   * repeats that sweep every `sweepIntervalMs`. Returns how many expired now. Rejects when the store or the bus fails.
+   */
+  async start(): Promise<number> {
+    if (this.#closed) throw new Error('The approval runtime is closed.');
+    await this.#subscription;
+    await this.#liveness.ensure();
+    const expired = await this.expireStale();
+    if (this.#sweeper === undefined && !this.#closed) {
+      this.#sweeper = setInterval(() => this.#sweep(), this.#sweepIntervalMs);
+      this.#sweeper.unref();
+    }
+    return expired;
+  }
+
+  /** `platform` is the world id's prefix (`slack`, `discord`, `terminal`). Returns a remover. */
+  addPresenter(platform: string, presenter: ApprovalPresenter): () => void {
+    return this.#resolver.addPresenter(platform, presenter);
+  }
+
+  /**
+   * Ask, and resolve with the record once answered, timed out, or (when nobody can be asked) at once with the
+   * default. With `resumeKey`, an earlier question under that key asking the same is awaited (or returned, when
+   * answered already) instead of asking again. Rejects only when the question cannot be stored in the first place.
+   */
+  async request(input: ApprovalRequestInput): Promise<ApprovalRecord> {
+    if (this.#closed) throw new Error('The approval runtime is closed.');
+    // A question must never be stored under an instance that others cannot see alive.
+    await this.#liveness.ensure();
+    if (input.resumeKey !== undefined) {
+      const resumed = await this.#resume.resume(input, input.resumeKey);
+      if (resumed !== undefined) return resumed;
+    }
+    return this.#ask(input);
+  }
+
+  /**
+   * Whether a resolved record's decision was written by an instance holding the state key. A record put into
+   * the store some other way (a forged "yes") fails, and must be treated as no answer at all.
+   */
+  isAuthentic(record: ApprovalRecord): boolean {
+    return this.#sealer.verify('approval', record.id, decisionFields(record), record.mac);
+  }
+
+  /** A click or typed answer. Exactly one response (across instances) is accepted per approval. */
+  async respond(input: ApprovalResponseInput): Promise<ResponseResult> {
+    const record = await this.#store.get<ApprovalRecord>('approvals', input.approvalId);
+    // A key that is no approval (a resume index, a crafted id) is not found either.
+    if (record === undefined || (record.status !== 'pending' && record.status !== 'resolved')) return { kind: 'not_found' };
+    const option = input.option;
+    if (!isOption(option) || !record.options.includes(option)) return { kind: 'invalid_option' };
+    if (record.worldId !== input.worldId) return { kind: 'wrong_world', record };
+    if (!this.#mayAnswer(record, input.userId)) {
+      await this.#tellPrivately(record, input.userId);
+      return { kind: 'not_allowed', record };
+    }
+    if (record.status !== 'pending') return { kind: 'already_resolved', record };
+    const result = await this.#resolver.resolve(record.id, option, input.userId);
+    if (result === undefined) return { kind: 'not_found' };
+    return result.won ? { kind: 'accepted', record: result.record } : { kind: 'already_resolved', record: result.record };
+  }
+
+  /**
+   * Resolves the pending questions nobody awaits any more: those whose instance is gone (its liveness record
+   * lapsed or was removed; `expired`, decided by `system:restart`) and those past their deadline by more than
+   * `instanceTtlMs` (`timeout`; their own instance normally times them out on time).
+   * Their messages say so (through a presenter added later if the platform has none yet). Questions of live
+   * instances are left alone. start() runs it, then periodically. Returns how many it resolved.
+   */
+  async expireStale(): Promise<number> {
+    const stale = await findStaleApprovals(this.#store, {
+      instanceId: this.instanceId,
+      now: this.#now(),
+      deadlineGraceMs: this.#instanceTtlMs,
+      awaiting: (approvalId) => this.#waiters.has(approvalId),
+    });
+    let resolved = 0;
+    for (const { approvalId, outcome, decidedBy } of stale) {
+      const result = await this.#resolver.resolve(approvalId, outcome, decidedBy);
+      if (result?.won === true) resolved += 1;
+    }
+    return resolved;
+  }
+
+  /**
+   * Stops the heartbeat, the sweeper and the timers. Call before store.close(). By default questions still open
+   * resolve `expired` (their messages say so) and this instance's liveness record is removed. With `handOver`
+   * (a graceful shutdown while other instances run) they stay pending, so a re-run of their turn elsewhere can
+   * resume them by resumeKey; the liveness record is left to lapse within its TTL, after which another
+   * instance's sweeper expires whatever nobody resumed. Requests awaited here then end locally as `expired`
+   * (decidedBy `system:handover`), with no audit record or message update: the store still says pending.
+   */
+  async close(options: { handOver?: boolean } = {}): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sweeper);
+    await this.#sweeping;
+    const open = this.#waiters.all();
+    if (options.handOver === true) {
+      for (const waiter of open) this.#waiters.settle(resolvedRecord(waiter.record, 'expired', SYSTEM_DECIDERS.handover, this.#now()));
+    } else {
+      await Promise.all(open.map((waiter) => this.#resolver.resolveOrSettle(waiter.record.id, 'expired', SYSTEM_DECIDERS.shutdown)));
+    }
+    const unsubscribe = await this.#subscription.catch(() => undefined);
+    await unsubscribe?.().catch((error: unknown) => this.#logger.warn({ err: error }, 'unsubscribing from approval changes failed'));
+    await this.#liveness
+      .stop({ remove: options.handOver !== true })
+      .catch((error: unknown) => this.#logger.warn({ err: error, instanceId: this.instanceId }, 'removing the instance liveness record failed'));
+  }
+
+  async #ask(input: ApprovalRequestInput): Promise<ApprovalRecord> {
+    const record = newApprovalRecord(input, this.#now(), this.instanceId);
+    const { defaultOption } = record;
+    const ttlMs = input.timeoutMs + this.#keepMs;
+    const waiter = this.#waiters.add(record);
+    try {
+      await this.#store.set('approvals', record.id, record, ttlMs);
+      if (input.resumeKey !== undefined) {
+        const other = await this.#resume.claimKey(record, input, input.resumeKey, ttlMs);
+        if (other !== undefined) return await other;
+      }
+    } catch (error) {
+      this.#waiters.drop(record.id);
+      throw error;
+    }
+    this.#emit('hitl-option-request', record);
+
+    const presenter = this.#resolver.presenterFor(record.worldId);
+    if (presenter === undefined) {
+      await this.#resolver.resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
+      return waiter.answered;
+    }
+    // Armed before presenting: a presenter that hangs must not hold the turn past the timeout.
+    this.#armDeadline(record);
+    let platformRef: string | undefined;
+    try {
+      platformRef = await presenter.present(record);
+    } catch (error) {
+      this.#logger.error({ err: error, approvalId: record.id, chatId: record.chatId }, 'approval presenter failed; the default answer applies');
+      await this.#resolver.resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
+      return waiter.answered;
+    }
+    await this.#markPresented(record, platformRef, presenter);
+    return waiter.answered;
+  }
+
+  #armDeadline(record: ApprovalRecord): void {
+    this.#waiters.armDeadline(record.id, record.expiresAt - this.#now(), () =>
+      void this.#resolver.resolveOrSettle(record.id, 'timeout', SYSTEM_DECIDERS.timeout),
+    );
+  }
+
+  #sweep(): void {
+    if (this.#sweeping !== undefined || this.#closed) return;
+    this.#sweeping = this.expireStale()
+      .then((resolved) => {
+        if (resolved > 0) this.#logger.info({ resolved }, 'resolved approvals nobody awaits any more');
+      })
+      .catch((error: unknown) => this.#logger.warn({ err: error }, 'sweeping stale approvals failed'))
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
+  }
+
+  #mayAnswer(record: ApprovalRecord, userId: string): boolean {
+    if (userId === record.requesterId) return true;
+    try {
+      return this.#approversFor(record.worldId).includes(userId);
+    } catch (error) {
+      this.#logger.error({ err: error, worldId: record.worldId }, 'reading the approvers failed');
+      return false;
+    }
+  }
+
+  async #tellPrivately(record: ApprovalRecord, userId: string): Promise<void> {
+    const presenter = this.#resolver.presenterFor(record.worldId);
+    try {
+      await presenter?.tellPrivately(record, userId, NOT_ALLOWED_TEXT);
+    } catch (error) {
+      this.#logger.warn({ err: error, approvalId: record.id }, 'telling a user privately failed');
+    }
+  }
+
+  /**
+   * Stores that the message went out, with the presenter's reference so any instance can update it (and a
+   * re-run may resume it); handles a resolution that won the race against presenting.
+   */
+  async #markPresented(record: ApprovalRecord, platformRef: string | undefined, presenter: ApprovalPresenter): Promise<void> {
+    const waiter = this.#waiters.get(record.id);
+    if (waiter !== undefined && platformRef !== undefined) waiter.record = { ...waiter.record, platformRef };
+    try {
+      const shown: ApprovalRecord = { ...record, ...(platformRef === undefined ? {} : { platformRef }), presentedAt: this.#now() };
+      // Without a TTL the record keeps the expiry it was stored with.
+      if (await this.#store.compareAndSet('approvals', record.id, 'pending', shown)) return;
+      if (platformRef === undefined) return;
+      const current = await this.#store.get<ApprovalRecord>('approvals', record.id);
+      // Resolved before its message existed: mark the message now, or it would stay open forever.
+      if (current?.status === 'resolved' && current.platformRef === undefined) await presenter.resolved({ ...current, platformRef });
+    } catch (error) {
+      // The local copy still holds the reference, so this instance can update the message when it resolves.
+      this.#logger.warn({ err: error, approvalId: record.id }, 'storing the approval message reference failed');
+    }
+  }
+
+  /** A bus message or a waiter's poll: re-read the record, and hand it over once resolved. */
+  #recheck(approvalId: string): void {
+    if (!this.#waiters.has(approvalId)) return;
+    this.#store
+      .get<ApprovalRecord>('approvals', approvalId)
+      .then((record) => {
+        if (record?.status === 'resolved') this.#waiters.settle(record);
+      })
+      .catch((error: unknown) => this.#logger.debug({ err: error, approvalId }, 're-reading an awaited approval failed'));
+  }
+
+  #emit(event: keyof ApprovalEvents, record: ApprovalRecord): void {
+    try {
+      this.emit(event, record);
+    } catch (error) {
+      this.#logger.error({ err: error, approvalId: record.id, event }, 'an approval event listener threw');
+    }
+  }
+}

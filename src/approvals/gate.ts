@@ -1,0 +1,161 @@
+// The decision "may this skill code run now?": a session grant, or a person's answer.
+import { SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import type { ApprovalRuntime } from './approvals.ts';
+import type { AuditLog } from './audit.ts';
+import { grantKey, type Grants } from './grants.ts';
+import { APPROVAL_OPTIONS, type ApprovalItem, type ApprovalOutcome } from './types.ts';
+import { visible } from '../text/visible.ts';
+
+export interface GateDeps {
+  approvals: ApprovalRuntime;
+  grants: Grants;
+  audit: AuditLog;
+  now?: () => number;
+}
+
+export interface AuthorizeInput {
+  worldId: string;
+  chatId: string;
+  /** The person whose message started the turn. */
+  requesterId: string;
+  /** `hash`: the content to approve, as on disk now (see contentToApprove in approvedContent.ts). */
+  skill: { id: string; hash: string };
+  items: ApprovalItem[];
+  timeoutMs: number;
+  turnId?: string;
+  /** See ApprovalRequestInput.resumeKey: a re-run of the turn awaits the question its first run showed. */
+  resumeKey?: string;
+}
+
+/** Why code did not run. */
+export type DeniedOutcome = Exclude<ApprovalOutcome, 'yes_once' | 'yes_in_session'>;
+
+/**
+ * `granted`: a session grant covered it and nobody was asked (no approvalId then). `skillHash`: the content
+ * the approval or grant covered; every run under this decision must carry it as ExecRequest.expectedHash.
+ */
+export type AuthorizeResult =
+  | { allowed: true; outcome: 'yes_once' | 'yes_in_session' | 'granted'; skillHash: string; decidedBy?: string; approvalId?: string }
+  | { allowed: false; outcome: DeniedOutcome; decidedBy?: string; approvalId?: string; reason?: string };
+
+const SHORT_HASH_LENGTH = 12;
+
+export function shortHash(hash: string): string {
+  return hash.slice(0, SHORT_HASH_LENGTH);
+}
+
+/** Quoted so spaces and quotes are visible, and every invisible or formatting character named (<U+200B>). */
+function quoteArg(arg: string): string {
+  return `"${visible(arg).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** The question's text: the skill, its short content hash, every item with its arguments, and what a session grant covers. */
+export function formatApprovalBody(
+  skill: { id: string; hash: string },
+  items: readonly ApprovalItem[],
+  grant?: { requesterId: string; ttlMs: number },
+): string {
+  const lines = [`Skill ${visible(skill.id)} (content ${shortHash(skill.hash)}) wants to run:`];
+  for (const item of items) {
+    const args = item.args.map(quoteArg).join(' ');
+    lines.push(`• ${item.kind} ${quoteArg(item.path)}${args === '' ? '' : ` ${args}`}`);
+  }
+  if (grant !== undefined) {
+    lines.push(
+      `"Yes, for this thread" covers runs of ${visible(skill.id)} at this version (content ${shortHash(skill.hash)}) asked by ` +
+        `${grant.requesterId}, in this thread only, until ${formatDuration(grant.ttlMs)} after the answer. ` +
+        'Any change to its files, or a request by someone else, asks again.',
+    );
+  }
+  return lines.join('\n');
+}
+
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} seconds`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes} minutes` : `${Math.round(minutes / 60)} hours`;
+}
+
+/** The plain sentence the model gets instead of output, so it never invents a result. */
+export function notRunSentence(outcome: DeniedOutcome, decidedBy?: string, timeoutMs?: number): string {
+  let why: string;
+  if (decidedBy === SYSTEM_DECIDERS.integrity) {
+    why = 'its approval record in the store failed the integrity check (the bot did not write it), so it was ignored; ask again';
+  } else if (outcome === 'timeout') {
+    why = timeoutMs === undefined ? 'nobody answered the approval in time' : `nobody answered the approval within ${formatDuration(timeoutMs)}`;
+  } else if (outcome === 'expired') {
+    why = 'the approval expired before anyone answered (the bot restarted or shut down)';
+  } else if (decidedBy === undefined || decidedBy.startsWith(SYSTEM_DECIDER_PREFIX)) {
+    why = 'nobody could be asked for approval here, so the default answer (no) applied';
+  } else {
+    why = `it was declined by ${decidedBy}`;
+  }
+  return `The script did not run: ${why}. No output exists.`;
+}
+
+export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<AuthorizeResult> {
+  const { approvals, grants, audit } = deps;
+  const now = deps.now ?? Date.now;
+  const key = grantKey(input.worldId, input.chatId, input.skill.id, input.skill.hash, input.requesterId);
+  const turn = input.turnId === undefined ? {} : { turnId: input.turnId };
+  const grant = await grants.get(key);
+  if (grant !== undefined) {
+    await audit.record({
+      at: now(),
+      kind: 'approval',
+      worldId: input.worldId,
+      chatId: input.chatId,
+      skillId: input.skill.id,
+      skillHash: grant.skillHash,
+      items: input.items,
+      requestedBy: input.requesterId,
+      decidedBy: grant.grantedBy,
+      outcome: 'granted',
+      ...turn,
+    });
+    return { allowed: true, outcome: 'granted', skillHash: grant.skillHash, decidedBy: grant.grantedBy };
+  }
+
+  // The runtime writes the audit record of the decision (including ones nobody awaits, such as restart expiry).
+  const record = await approvals.request({
+    worldId: input.worldId,
+    chatId: input.chatId,
+    requesterId: input.requesterId,
+    title: `Run code from skill ${visible(input.skill.id)}?`,
+    body: formatApprovalBody(input.skill, input.items, { requesterId: input.requesterId, ttlMs: grants.ttlMs }),
+    options: APPROVAL_OPTIONS,
+    defaultOption: 'no',
+    timeoutMs: input.timeoutMs,
+    skillId: input.skill.id,
+    skillHash: input.skill.hash,
+    items: input.items,
+    ...turn,
+    ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
+  });
+  const outcome = record.outcome ?? 'expired';
+  const decided = { approvalId: record.id, ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }) };
+  if (outcome !== 'yes_once' && outcome !== 'yes_in_session') return { allowed: false, outcome: outcome === 'no' || outcome === 'timeout' ? outcome : 'expired', ...decided };
+  // Only a person's yes, written by the bot, lets code run; a timeout or expiry never does, whatever the default.
+  if (!approvals.isAuthentic(record) || record.skillHash !== input.skill.hash) {
+    await audit.record({
+      at: now(),
+      kind: 'integrity',
+      worldId: input.worldId,
+      chatId: input.chatId,
+      skillId: input.skill.id,
+      skillHash: input.skill.hash,
+      items: input.items,
+      requestedBy: input.requesterId,
+      ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }),
+      outcome: 'ignored',
+      approvalId: record.id,
+      reason: `approval record ${record.id} says ${outcome} but fails its integrity check; ignored`,
+      ...turn,
+    });
+    return { allowed: false, outcome: 'expired', approvalId: record.id, decidedBy: SYSTEM_DECIDERS.integrity };
+  }
+  if (outcome === 'yes_in_session') await grants.add(key, record.decidedBy ?? record.requesterId);
+  return { allowed: true, outcome, skillHash: record.skillHash, ...decided };
+}

@@ -1,0 +1,108 @@
+// `skillbot doctor`: one line per check (sandbox, store, state key, platform credentials, skills); exit 1 when one fails.
+import type { CommandOutput } from './commandOutput.ts';
+import type { Config } from './config.ts';
+import { executorFromConfig } from './exec/fromConfig.ts';
+import { stateKeyCheck } from './approvals/index.ts';
+import { silentLogger } from './log.ts';
+import { validateFolders } from './skills/validateFolders.ts';
+import { createStore } from './store/createStore.ts';
+
+type Verdict = 'ok' | 'warn' | 'FAIL';
+interface Check {
+  verdict: Verdict;
+  name: string;
+  text: string;
+}
+
+const SLACK_API = 'https://slack.com/api';
+const DISCORD_API = 'https://discord.com/api';
+const REQUEST_TIMEOUT_MS = 10_000;
+
+export interface DoctorDeps {
+  output: CommandOutput;
+  /** Plain fetch (the core imports no platform SDK); tests use the real one against loopback fakes. */
+  fetch?: typeof fetch;
+}
+
+export async function runDoctor(config: Config, deps: DoctorDeps): Promise<number> {
+  const http = deps.fetch ?? fetch;
+  const checks: Check[] = [await sandbox(config), await store(config), stateKey(config)];
+  if (config.slack.botToken !== undefined) checks.push(await slack(config.slack.apiUrl ?? SLACK_API, config.slack.botToken, http));
+  if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
+  checks.push(await skills(config));
+  for (const check of checks) deps.output.out(`${check.verdict.padEnd(4)}  ${check.name}: ${check.text}`);
+  return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
+}
+
+async function sandbox(config: Config): Promise<Check> {
+  const status = await executorFromConfig(config, silentLogger()).sandbox();
+  if (status.mode === 'off') return { verdict: 'warn', name: 'sandbox', text: 'SCRIPT_SANDBOX=off: skill scripts run unsandboxed as the bot' };
+  if (!status.usable) return { verdict: 'FAIL', name: 'sandbox', text: `bwrap is unusable (${status.problem}); every skill script is refused. Fix: ${status.fix}` };
+  return { verdict: 'ok', name: 'sandbox', text: `bwrap; ${status.isolates.join('; ')}` };
+}
+
+/** Several instances must share one key: without it, each ignores the others' grants and answers. */
+function stateKey(config: Config): Check {
+  const { ok, line } = stateKeyCheck(config);
+  return { verdict: ok ? 'ok' : 'FAIL', name: 'state key', text: line.replace(/^state key: /, '') };
+}
+
+async function store(config: Config): Promise<Check> {
+  try {
+    const opened = await createStore(config.storeUrl);
+    try {
+      const reachable = await opened.ping();
+      return reachable
+        ? { verdict: 'ok', name: 'store', text: `${opened.kind} reachable` }
+        : { verdict: 'FAIL', name: 'store', text: `${config.storeUrl} does not answer` };
+    } finally {
+      await opened.close();
+    }
+  } catch (error) {
+    return { verdict: 'FAIL', name: 'store', text: `${config.storeUrl} cannot be opened (${(error as Error).message.split('\n')[0]})` };
+  }
+}
+
+async function slack(apiUrl: string, token: string, http: typeof fetch): Promise<Check> {
+  const name = 'slack';
+  try {
+    const response = await http(`${apiUrl}/auth.test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const body = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string; team?: string; user?: string };
+    if (body.ok === true) return { verdict: 'ok', name, text: `SLACK_BOT_TOKEN accepted (team ${body.team ?? '?'}, bot user ${body.user ?? '?'})` };
+    return { verdict: 'FAIL', name, text: `auth.test refused SLACK_BOT_TOKEN (${body.error ?? `HTTP ${response.status}`})` };
+  } catch (error) {
+    return { verdict: 'FAIL', name, text: `${apiUrl} cannot be reached (${(error as Error).message})` };
+  }
+}
+
+async function discord(apiUrl: string, token: string, http: typeof fetch): Promise<Check> {
+  const name = 'discord';
+  try {
+    const response = await http(`${apiUrl}/v10/users/@me`, {
+      headers: { authorization: `Bot ${token}` },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const body = (await response.json().catch(() => ({}))) as { username?: string; message?: string };
+    if (response.ok) return { verdict: 'ok', name, text: `DISCORD_TOKEN accepted (bot ${body.username ?? '?'})` };
+    return { verdict: 'FAIL', name, text: `GET /users/@me refused DISCORD_TOKEN (HTTP ${response.status}${body.message ? `: ${body.message}` : ''})` };
+  } catch (error) {
+    return { verdict: 'FAIL', name, text: `${apiUrl} cannot be reached (${(error as Error).message})` };
+  }
+}
+
+async function skills(config: Config): Promise<Check> {
+  const result = await validateFolders(config.skillsDirs, 'runtime');
+  const invalid = result.skills.filter((skill) => !skill.valid);
+  const problems = [
+    ...result.unreadable.map((dir) => `${dir} cannot be read`),
+    ...invalid.map((skill) => `${skill.id}: ${skill.errors[0]?.message ?? 'invalid'}`),
+  ];
+  if (problems.length > 0) {
+    return { verdict: 'FAIL', name: 'skills', text: `${invalid.length} of ${result.skills.length} invalid; ${problems.join('; ')} (details: skillbot skills validate)` };
+  }
+  return { verdict: 'ok', name: 'skills', text: `${result.skills.length} valid in ${config.skillsDirs.join(':')}` };
+}

@@ -1,0 +1,75 @@
+// The resource bounds of one sandbox, applied with util-linux prlimit right before bwrap (prlimit sets them on
+// itself, then execs bwrap: no extra process, and every process in the sandbox inherits them).
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface SandboxLimits {
+  /** Processes (and threads) alive at once for the sandbox's uid (RLIMIT_NPROC). */
+  maxProcesses: number;
+  /**
+   * Memory of each process, in bytes: its data (heap and private mappings, RLIMIT_DATA), and its address space at
+   * this plus ADDRESS_SPACE_HEADROOM (RLIMIT_AS), since node reserves about 0.7 GiB of address space it never uses.
+   */
+  memoryBytes: number;
+  /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
+  maxFileBytes: number;
+  /** CPU seconds of each process (RLIMIT_CPU). */
+  cpuSeconds: number;
+  /** Open file descriptors of each process (RLIMIT_NOFILE). */
+  maxOpenFiles: number;
+}
+
+/** Address space allowed beyond memoryBytes (bounds shared mappings too, which RLIMIT_DATA does not count). */
+export const ADDRESS_SPACE_HEADROOM = 2 * 1024 * 1024 * 1024;
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  maxProcesses: 256,
+  memoryBytes: 1024 * 1024 * 1024,
+  maxFileBytes: 100 * 1024 * 1024,
+  cpuSeconds: 60,
+  maxOpenFiles: 1024,
+};
+
+/** prlimit's options, soft and hard limit alike, so a script cannot raise them again. */
+export function prlimitArgs(limits: SandboxLimits): string[] {
+  return [
+    `--nproc=${limits.maxProcesses}`,
+    `--data=${limits.memoryBytes}`,
+    `--as=${limits.memoryBytes + ADDRESS_SPACE_HEADROOM}`,
+    `--fsize=${limits.maxFileBytes}`,
+    `--cpu=${limits.cpuSeconds}`,
+    `--nofile=${limits.maxOpenFiles}`,
+  ];
+}
+
+/** One line for `doctor` and the docs. */
+export function describeLimits(limits: SandboxLimits): string {
+  const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
+  return `at most ${limits.maxProcesses} processes, ${mib(limits.memoryBytes)} of memory per process, files up to ${mib(limits.maxFileBytes)}, ${limits.cpuSeconds} s of CPU, ${limits.maxOpenFiles} open files`;
+}
+
+/**
+ * Tasks (processes and threads) the given uid runs now. RLIMIT_NPROC counts them all: when the bot is not root it
+ * cannot give the sandbox a uid of its own, so the bound is set this far above what the user already runs.
+ */
+export function tasksOfUid(uid: number): number {
+  let tasks = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${entry}/status`, 'utf8');
+    } catch {
+      continue;
+    }
+    const owner = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+    if (owner !== String(uid)) continue;
+    tasks += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
+  }
+  return tasks;
+}

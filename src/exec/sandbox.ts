@@ -1,0 +1,140 @@
+// How a skill process is started inside bubblewrap: the mounts it sees, its namespaces, its environment.
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+/** Where things are inside the sandbox (fixed, so scripts and docs can name them). */
+export const SANDBOX_PATHS = {
+  skill: '/skill',
+  home: '/home/sandbox',
+  tmp: '/tmp',
+  input: '/run/skillbot/input',
+  output: '/run/skillbot/output',
+} as const;
+
+/** PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). */
+export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin';
+
+/** What the host folders of one run are, to be bound at SANDBOX_PATHS. */
+export interface SandboxLayout {
+  /** Mounted read-only at /skill, the working directory. */
+  skillDir: string;
+  home: string;
+  tmp: string;
+  /** Mounted read-only. */
+  input?: string;
+  /** Mounted writable. */
+  output?: string;
+  /** The run's own /etc/passwd and /etc/group, naming only the sandbox user. */
+  passwd: string;
+  group: string;
+  network: boolean;
+}
+
+// The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales.
+const ETC_ALWAYS = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'localtime', 'alternatives', 'mime.types'];
+// Only with network: name resolution and TLS trust.
+const ETC_NETWORK = ['resolv.conf', 'hosts', 'host.conf', 'gai.conf', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'crypto-policies'];
+
+/**
+ * The host's system folders as bwrap arguments, found once: /usr read-only, /bin, /sbin and /lib* as the host
+ * has them (symlinks into /usr on merged-/usr systems, read-only binds otherwise), and the folder of the running
+ * node when it lives outside /usr (so `.js` scripts run with the bot's node).
+ */
+export function systemMounts(nodePath: string = process.execPath): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
+    const host = `/${name}`;
+    const info = lstatOrUndefined(host);
+    if (info === undefined) continue;
+    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(host), host);
+    else if (info.isDirectory()) args.push('--ro-bind', host, host);
+  }
+  const nodePrefix = path.dirname(path.dirname(realpathOr(nodePath)));
+  const covered = ['/usr', '/bin', '/sbin', '/lib', '/lib64'].some((dir) => nodePrefix === dir || nodePrefix.startsWith(`${dir}/`));
+  if (!covered && nodePrefix !== '/') args.push('--ro-bind', nodePrefix, nodePrefix);
+  return args;
+}
+
+/** The whole bwrap argv before `--` and the command. */
+export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
+  const etc = [...ETC_ALWAYS, ...(layout.network ? ETC_NETWORK : [])].flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
+  return [
+    // New user, pid, ipc, uts, cgroup and network namespaces; the network is shared back only when allowed.
+    '--unshare-all',
+    ...(layout.network ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    // Run as root (as in CI), bwrap would keep capabilities, and a script could remount its folder writable.
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    'sandbox',
+    ...etc,
+    '--ro-bind',
+    layout.passwd,
+    '/etc/passwd',
+    '--ro-bind',
+    layout.group,
+    '/etc/group',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--bind',
+    layout.home,
+    SANDBOX_PATHS.home,
+    '--bind',
+    layout.tmp,
+    SANDBOX_PATHS.tmp,
+    ...(layout.input === undefined ? [] : ['--ro-bind', layout.input, SANDBOX_PATHS.input]),
+    ...(layout.output === undefined ? [] : ['--bind', layout.output, SANDBOX_PATHS.output]),
+    '--ro-bind',
+    layout.skillDir,
+    SANDBOX_PATHS.skill,
+    // Last, so a node installed under /tmp or a home folder is not hidden by the run's own /tmp and HOME.
+    ...system,
+    '--chdir',
+    SANDBOX_PATHS.skill,
+  ];
+}
+
+/** The environment of bwrap itself and so of everything inside (bwrap is PID 1 there: its environ is readable). */
+export function sandboxEnv(
+  parent: NodeJS.ProcessEnv,
+  configured: Record<string, string>,
+  io: { input: boolean; output: boolean },
+): Record<string, string> {
+  return {
+    PATH: SANDBOX_PATH,
+    LANG: parent.LANG ?? 'C.UTF-8',
+    ...configured,
+    HOME: SANDBOX_PATHS.home,
+    TMPDIR: SANDBOX_PATHS.tmp,
+    ...(io.input ? { SKILLBOT_INPUT_DIR: SANDBOX_PATHS.input } : {}),
+    ...(io.output ? { SKILLBOT_OUTPUT_DIR: SANDBOX_PATHS.output } : {}),
+  };
+}
+
+/** The sandbox's /etc/passwd and /etc/group: the sandbox user and nobody, none of the host's accounts. */
+export function identityFiles(uid: number, gid: number): { passwd: string; group: string } {
+  return {
+    passwd: `sandbox:x:${uid}:${gid}:skill sandbox:${SANDBOX_PATHS.home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    group: `sandbox:x:${gid}:\nnogroup:x:65534:\n`,
+  };
+}
+
+function lstatOrUndefined(target: string) {
+  try {
+    return lstatSync(target);
+  } catch {
+    return undefined;
+  }
+}
+
+function realpathOr(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
+}

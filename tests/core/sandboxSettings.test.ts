@@ -1,0 +1,95 @@
+// SCRIPT_SANDBOX, the SCRIPT_* bounds and the per-world `network` setting; and the one warning at start.
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { ConfigError, loadConfig, worldAllowsNetwork, worldSettings } from '../../src/config.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skillbot-sandbox-config-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sandbox settings', () => {
+  it('default to bwrap and the documented bounds; an empty value means the default', () => {
+    const config = loadConfig({ SCRIPT_SANDBOX: '', SCRIPT_MEMORY_MB: '' });
+    expect(config.sandbox).toEqual({
+      mode: 'bwrap',
+      limits: { maxProcesses: 256, memoryBytes: 1024 ** 3, maxFileBytes: 100 * 1024 ** 2, cpuSeconds: 60, maxOpenFiles: 1024 },
+      maxPerChat: 2,
+    });
+  });
+
+  it('take off and numbers from the environment', () => {
+    const config = loadConfig({ SCRIPT_SANDBOX: 'off', SCRIPT_MAX_PROCESSES: '64', SCRIPT_MEMORY_MB: '512', SCRIPT_MAX_PER_CHAT: '1' });
+    expect(config.sandbox.mode).toBe('off');
+    expect(config.sandbox.limits.maxProcesses).toBe(64);
+    expect(config.sandbox.limits.memoryBytes).toBe(512 * 1024 ** 2);
+    expect(config.sandbox.maxPerChat).toBe(1);
+  });
+
+  it('name the variable when a value is wrong', () => {
+    expect(() => loadConfig({ SCRIPT_SANDBOX: 'docker' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SCRIPT_SANDBOX: 'docker' })).toThrow(/SCRIPT_SANDBOX must be one of bwrap, off/);
+    expect(() => loadConfig({ SCRIPT_MAX_PROCESSES: 'lots' })).toThrow(/SCRIPT_MAX_PROCESSES must be a whole number/);
+  });
+
+  it('give the network only to the skills a world lists', async () => {
+    const file = join(dir, 'worlds.yaml');
+    await writeFile(
+      file,
+      "defaults:\n  network: [weather]\nworlds:\n  'slack:T1:C1':\n    network: ['*']\n  'slack:T1:C2':\n    network: []\n",
+    );
+    const config = loadConfig({ SKILLBOT_CONFIG: file });
+    expect(worldAllowsNetwork(worldSettings(config, 'terminal:local'), 'weather')).toBe(true);
+    expect(worldAllowsNetwork(worldSettings(config, 'terminal:local'), 'repo-stats')).toBe(false);
+    expect(worldAllowsNetwork(worldSettings(config, 'slack:T1:C1'), 'repo-stats')).toBe(true);
+    expect(worldAllowsNetwork(worldSettings(config, 'slack:T1:C2'), 'weather')).toBe(false);
+  });
+
+  it('reject a network setting that is not a list of skill ids, naming the field', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'defaults:\n  network: yes\n');
+    expect(() => loadConfig({ SKILLBOT_CONFIG: file })).toThrow(/defaults\.network/);
+  });
+});
+
+describe('starting with an unusable sandbox', () => {
+  async function warningsOfStart(env: Record<string, string>): Promise<string[]> {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const app = await createApp(loadConfig({ STORE_URL: 'memory://', SKILLS_DIRS: dir, ...env }), logger, { watchSkills: false });
+    await app.close();
+    return lines.map((line) => (JSON.parse(line) as { msg: string }).msg).filter((msg) => /sandbox|SCRIPT_SANDBOX/i.test(msg));
+  }
+
+  it('still starts, and logs one warning naming the fix', async () => {
+    await writeFile(join(dir, 'bwrap'), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n");
+    await chmod(join(dir, 'bwrap'), 0o755);
+    await chmod(dir, 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${dir}:${saved ?? ''}`;
+    try {
+      const warnings = await warningsOfStart({});
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/sandbox is unusable.*uid map.*every skill script will be refused.*AppArmor/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('with SCRIPT_SANDBOX=off, logs a loud warning', async () => {
+    const warnings = await warningsOfStart({ SCRIPT_SANDBOX: 'off' });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/SCRIPT_SANDBOX=off: SKILL SCRIPTS RUN UNSANDBOXED/);
+  });
+
+  it('logs no sandbox warning when bwrap works', async () => {
+    expect(await warningsOfStart({})).toEqual([]);
+  });
+});

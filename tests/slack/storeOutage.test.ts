@@ -1,0 +1,115 @@
+// Redis unreachable mid-run: deliveries are refused (5xx, so Slack retries), never half-accepted; the bot
+// recovers by itself and every message is answered exactly once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
+import { ALICE, CHANNEL, makeSkillsDir, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A TCP relay between the bot and its Redis, so the test can cut the bot off and let it back in. */
+class Relay {
+  readonly #sockets = new Set<net.Socket>();
+  #server: net.Server | undefined;
+  constructor(
+    readonly port: number,
+    private readonly target: number,
+  ) {}
+
+  async open(): Promise<void> {
+    this.#server = net.createServer((inbound) => {
+      const outbound = net.connect(this.target, '127.0.0.1');
+      for (const socket of [inbound, outbound]) {
+        this.#sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => this.#sockets.delete(socket));
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  async cut(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    this.#server = undefined;
+  }
+}
+
+let redis: ChildProcess;
+let relay: Relay;
+let slack: FakeSlack;
+let anthropic: FakeAnthropic;
+let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let bot: SlackBot;
+
+beforeAll(async () => {
+  // A Redis of this test's own, so cutting it off disturbs no other test.
+  const redisPort = await freePort();
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const probe = net.connect(redisPort, '127.0.0.1', () => resolve(probe.end() !== undefined));
+      probe.on('error', () => resolve(false));
+    });
+    if (up) break;
+    await delay(50);
+  }
+  relay = new Relay(await freePort(), redisPort);
+  await relay.open();
+  slack = await startFakeSlack();
+  anthropic = await startFakeAnthropic({ brain: (req) => textReply(`pong: ${JSON.stringify(req.messages.at(-1)?.content).includes('second') ? 'second' : 'first'}`) });
+  skills = await makeSkillsDir();
+  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl: `redis://127.0.0.1:${relay.port}` });
+});
+
+afterAll(async () => {
+  await bot?.stop();
+  await relay?.cut();
+  await slack?.close();
+  await anthropic?.close();
+  await skills?.remove();
+  redis?.kill('SIGKILL');
+});
+
+const mentionText = (text: string): string => `<@${slack.info.botUserId}> ${text}`;
+
+describe('the store unreachable mid-run', () => {
+  it('refuses deliveries while Redis is away, then takes the retry and answers everything exactly once, without a restart', async () => {
+    const firstTs = bot.sender.nextTs();
+    expect((await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts: firstTs, text: mentionText('first') })).status).toBe(200);
+    await waitForReply(slack, CHANNEL, firstTs, 'pong: first');
+
+    await relay.cut();
+    const secondTs = bot.sender.nextTs();
+    const message = { channel: CHANNEL, user: ALICE, ts: secondTs, text: mentionText('second') };
+    const refused = await bot.sender.mention(message);
+    // Not acknowledged: nothing of it was stored, and Slack will deliver it again.
+    expect(refused.status).toBeGreaterThanOrEqual(500);
+    // Away longer than an instance's liveness lasts, so the bot also has to find its own footing again.
+    await delay(4_000);
+    await relay.open();
+    for (let i = 0; i < 150 && !(await bot.app.store.ping()); i++) await delay(100);
+
+    const retry = await bot.sender.mention(message, { eventId: refused.eventId, retryNum: 1, retryReason: 'http_error' });
+    expect(retry.status).toBe(200);
+    await waitForReply(slack, CHANNEL, secondTs, 'pong: second');
+    // A further retry of either message is a duplicate: answered 200, nothing posted again.
+    const again = await bot.sender.mention(message, { eventId: refused.eventId, retryNum: 2, retryReason: 'http_timeout' });
+    expect(again.status).toBe(200);
+    await delay(500);
+    expect(repliesIn(slack, CHANNEL, firstTs)).toHaveLength(1);
+    expect(repliesIn(slack, CHANNEL, secondTs)).toHaveLength(1);
+    // The answered message leaves the inbox right after its reply.
+    await vi.waitFor(async () => expect(await bot.app.store.inboxSize()).toBe(0), { timeout: 15_000, interval: 100 });
+  });
+});

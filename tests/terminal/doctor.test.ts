@@ -1,0 +1,108 @@
+// `skillbot doctor` as a process, against the loopback Slack and Discord fakes and the real bwrap.
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATS_SKILL, writeSkills } from '../agent/harness.ts';
+import { type FakeDiscord, startFakeDiscord } from '../fakes/discord.ts';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
+
+let dir: string;
+let slack: FakeSlack;
+let discord: FakeDiscord;
+let base: Record<string, string>;
+
+function doctor(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, 'doctor'],
+      { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...base, ...env }, cwd: dir, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const line = (stdout: string, name: string) => stdout.split('\n').find((text) => text.slice(6).startsWith(`${name}:`)) ?? '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skillbot-doctor-'));
+  await writeSkills(join(dir, 'skills'), [STATS_SKILL]);
+  slack = await startFakeSlack();
+  discord = await startFakeDiscord();
+  base = { SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://' };
+});
+afterAll(async () => {
+  await slack.close();
+  await discord.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('skillbot doctor', () => {
+  it('passes every check when the sandbox works, the store answers and both platforms accept their tokens', async () => {
+    const { code, stdout } = await doctor({
+      SLACK_BOT_TOKEN: slack.info.botToken,
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_API_URL: slack.apiUrl,
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.url,
+    });
+    expect(line(stdout, 'sandbox')).toMatch(/^ok {4}sandbox: bwrap; own user, pid/);
+    expect(line(stdout, 'store')).toMatch(/^ok {4}store: memory reachable/);
+    expect(line(stdout, 'slack')).toMatch(/^ok {4}slack: SLACK_BOT_TOKEN accepted/);
+    expect(line(stdout, 'discord')).toMatch(/^ok {4}discord: DISCORD_TOKEN accepted/);
+    expect(line(stdout, 'skills')).toMatch(/^ok {4}skills: 1 valid/);
+    expect(code).toBe(0);
+  });
+
+  it('fails, exit 1, naming each wrong token', async () => {
+    const { code, stdout } = await doctor({
+      SLACK_BOT_TOKEN: 'xoxb-wrong',
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_API_URL: slack.apiUrl,
+      DISCORD_TOKEN: 'wrong',
+      DISCORD_API_URL: discord.url,
+    });
+    expect(code).toBe(1);
+    expect(line(stdout, 'slack')).toMatch(/^FAIL {2}slack: auth.test refused SLACK_BOT_TOKEN \(invalid_auth\)/);
+    expect(line(stdout, 'discord')).toMatch(/^FAIL {2}discord: .*HTTP 401/);
+  });
+
+  it('fails when the sandbox is unusable, and says what to do', async () => {
+    const fake = join(dir, 'bwrap');
+    await writeFile(fake, "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n");
+    await chmod(fake, 0o755);
+    await chmod(dir, 0o755);
+    const { code, stdout } = await doctor({ PATH: `${dir}:${process.env.PATH ?? ''}` });
+    expect(code).toBe(1);
+    expect(line(stdout, 'sandbox')).toMatch(/^FAIL {2}sandbox: bwrap is unusable .*uid map.*AppArmor/);
+  });
+
+  it('warns, without failing, when SCRIPT_SANDBOX=off', async () => {
+    const { code, stdout } = await doctor({ SCRIPT_SANDBOX: 'off' });
+    expect(line(stdout, 'sandbox')).toMatch(/^warn {2}sandbox: SCRIPT_SANDBOX=off/);
+    expect(code).toBe(0);
+  });
+
+  it('fails on an invalid skill', async () => {
+    const bad = join(dir, 'bad-skills');
+    await writeSkills(bad, [{ ...STATS_SKILL, name: 'broken' }]);
+    await writeFile(join(bad, 'broken', 'SKILL.md'), '---\nname: broken\n---\nno description\n');
+    const { code, stdout } = await doctor({ SKILLS_DIRS: bad });
+    expect(code).toBe(1);
+    expect(line(stdout, 'skills')).toMatch(/^FAIL {2}skills: 1 of 1 invalid; broken: /);
+  });
+
+  it.runIf(process.env.REDIS_URL)('fails on a shared Redis store without SKILLBOT_STATE_KEY, and passes with one', async () => {
+    const redis = { STORE_URL: process.env.REDIS_URL ?? '' };
+    const without = await doctor(redis);
+    expect(line(without.stdout, 'state key')).toMatch(/^FAIL {2}state key: .*SKILLBOT_STATE_KEY/);
+    expect(without.code).toBe(1);
+    const withKey = await doctor({ ...redis, SKILLBOT_STATE_KEY: 'k'.repeat(64) });
+    expect(line(withKey.stdout, 'state key')).toMatch(/^ok {4}state key: SKILLBOT_STATE_KEY/);
+    expect(withKey.code).toBe(0);
+  });
+});
