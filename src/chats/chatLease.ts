@@ -33,6 +33,7 @@ export interface HeldLease {
  * One chat's turns stay serialised across instances: whoever holds `leases/chat:<chatId>` runs them. The holder
  * renews it by compare-and-set on its own token. A lease whose holder's liveness record is gone (it crashed) is
  * taken over at once, by compare-and-set on the dead holder's token, instead of when it lapses.
+ * The caller must not be running the chat already (DurableQueue keeps one drain per chat).
  */
 export async function acquireChatLease(
   store: Store,
@@ -50,9 +51,14 @@ export async function acquireChatLease(
       if (!(await store.claim('leases', key, mine(), options.ttlMs))) return undefined;
     } else {
       const holder = held.instanceId;
-      if (holder === undefined || holder === holders.instanceId || (await holders.isAlive(holder))) return undefined;
+      // Held in our own name while we are not running the chat (the caller's promise): its release failed, say
+      // because the store was away then. Taken back at once, or the chat's last answered message would sit in
+      // the inbox until the lease lapsed.
+      const ours = holder === holders.instanceId;
+      if (holder === undefined || (!ours && (await holders.isAlive(holder)))) return undefined;
       if (!(await store.compareAndSet('leases', key, held.status, mine(), options.ttlMs))) return undefined;
-      logger.info({ chatId, from: holder }, 'chat taken over from an instance that is gone');
+      if (ours) logger.info({ chatId }, 'chat lease taken back after its release failed');
+      else logger.info({ chatId, from: holder }, 'chat taken over from an instance that is gone');
     }
   }
   let lost = false;

@@ -14,8 +14,10 @@ import { claimReply, type ReplyClaimDeps } from './replyClaim.ts';
  */
 export type AcceptResult = 'queued' | 'duplicate' | 'refused';
 
-/** Runs one turn of a queued message now (the dispatcher serialises a chat's turns under its lease). */
-/** Runs one turn; `platform` lets it fetch the message's files and upload what scripts make. */
+/**
+ * Runs one turn of a queued message now (the dispatcher serialises a chat's turns under its lease); `platform`
+ * lets it fetch the message's files and upload what scripts make.
+ */
 export type TurnRunner = (message: IncomingMessage, sink: TurnSink, turnId: string, platform: TurnPlatform) => Promise<unknown>;
 
 export interface DispatcherDeps {

@@ -102,6 +102,20 @@ describe('the durable queue', () => {
     expect(rec.ran).toEqual(['a:orphan']);
   });
 
+  it('takes back a lease left in its own name when releasing it failed (the store was away), without waiting for it to lapse', async () => {
+    const store = await open('memory://');
+    alive.add('this-instance');
+    // What a release that never reached the store leaves: our own lease, standing for an hour.
+    await store.claim('leases', 'chat:terminal:local/a', { status: 'unreleased-token', at: Date.now(), instanceId: 'this-instance' }, 3_600_000);
+    const rec = recorder();
+    const q = new DurableQueue(store, rec.run, { instanceId: 'this-instance', isAlive: async (id) => alive.has(id) }, silentLogger(), FAST);
+    cleanups.push(() => q.stop(1000));
+    q.start();
+    await q.accept(message('a', 'after the outage'), []);
+    await until(() => rec.ran.length === 1, 'the message behind our own stale lease', 2_000);
+    expect(await store.inboxSize()).toBe(0);
+  });
+
   it('leaves a chat to its holder while that holder is alive, and takes it over once it is gone', async () => {
     const url = `sqlite://${join(dir, 'q.sqlite')}`;
     const store = await open(url);

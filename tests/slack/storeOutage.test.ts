@@ -88,6 +88,8 @@ describe('the store unreachable mid-run', () => {
     const firstTs = bot.sender.nextTs();
     expect((await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts: firstTs, text: mentionText('first') })).status).toBe(200);
     await waitForReply(slack, CHANNEL, firstTs, 'pong: first');
+    // The first turn is over (its history written, its message out of the inbox) before the store goes away.
+    await vi.waitFor(async () => expect(await bot.app.store.inboxSize()).toBe(0), { timeout: 15_000, interval: 50 });
 
     await relay.cut();
     const secondTs = bot.sender.nextTs();
