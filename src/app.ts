@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type Config, worldSettings } from './config.ts';
-import { Engine } from './agent/engine.ts';
+import { Engine, type TurnOutcome } from './agent/engine.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
 import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
@@ -35,8 +35,11 @@ export interface App {
   /** Session grants (sealed with the state key): what `skillbot grants` and Slack's App Home list and revoke. */
   grants: Grants;
   engine: Engine;
-  /** Durable entry for platform messages: queued in the store, answered by whichever instance holds the chat. */
-  dispatcher: Dispatcher;
+  /**
+   * Durable entry for platform messages: queued in the store, answered by whichever instance holds the chat;
+   * `submit` waits for a turn's outcome.
+   */
+  dispatcher: Dispatcher<TurnOutcome>;
   /** Stopping a running turn, on whichever instance runs it. */
   stops: TurnStops;
   metrics: Metrics;
@@ -163,7 +166,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     logger,
     retry: options.retry,
   });
-  const dispatcher = new Dispatcher({
+  const dispatcher = new Dispatcher<TurnOutcome>({
     store,
     runTurn: (message, sink, turnId, platform) => engine.runTurnNow(message, sink, turnId, platform),
     replies: {
