@@ -6,7 +6,6 @@ import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
-import { TurnQueue } from './chats/turnQueue.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import { isPendingApproval } from './approvals/index.ts';
@@ -36,8 +35,8 @@ export interface App {
   grants: Grants;
   engine: Engine;
   /**
-   * Durable entry for platform messages: queued in the store, answered by whichever instance holds the chat;
-   * `submit` waits for a turn's outcome.
+   * The one entry for messages (platforms and the terminal): queued in the store, answered by whichever instance
+   * holds the chat; `submit` waits for a turn's outcome.
    */
   dispatcher: Dispatcher<TurnOutcome>;
   /** Stopping a running turn, on whichever instance runs it. */
@@ -154,7 +153,6 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     store,
     registry,
     history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
-    queue: new TurnQueue(),
     stops,
     metrics,
     executor: scripts.executor,
@@ -168,7 +166,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   });
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
-    runTurn: (message, sink, turnId, platform) => engine.runTurnNow(message, sink, turnId, platform),
+    runTurn: (message, sink, turnId, platform) => engine.runTurn(message, sink, turnId, platform),
     replies: {
       store,
       instanceId: approvals.instanceId,
