@@ -1,12 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type Config, worldSettings } from './config.ts';
-import { Engine } from './agent/engine.ts';
+import { Engine, type TurnOutcome } from './agent/engine.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
 import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
-import { TurnQueue } from './chats/turnQueue.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import { isPendingApproval } from './approvals/index.ts';
@@ -35,8 +34,11 @@ export interface App {
   /** Session grants (sealed with the state key): what `skillbot grants` and Slack's App Home list and revoke. */
   grants: Grants;
   engine: Engine;
-  /** Durable entry for platform messages: queued in the store, answered by whichever instance holds the chat. */
-  dispatcher: Dispatcher;
+  /**
+   * The one entry for messages (platforms and the terminal): queued in the store, answered by whichever instance
+   * holds the chat; `submit` waits for a turn's outcome.
+   */
+  dispatcher: Dispatcher<TurnOutcome>;
   /** Stopping a running turn, on whichever instance runs it. */
   stops: TurnStops;
   metrics: Metrics;
@@ -151,7 +153,6 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     store,
     registry,
     history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
-    queue: new TurnQueue(),
     stops,
     metrics,
     executor: scripts.executor,
@@ -163,9 +164,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     logger,
     retry: options.retry,
   });
-  const dispatcher = new Dispatcher({
+  const dispatcher = new Dispatcher<TurnOutcome>({
     store,
-    runTurn: (message, sink, turnId, platform) => engine.runTurnNow(message, sink, turnId, platform),
+    runTurn: (message, sink, turnId, platform) => engine.runTurn(message, sink, turnId, platform),
     replies: {
       store,
       instanceId: approvals.instanceId,

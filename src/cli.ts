@@ -76,6 +76,9 @@ async function chat(args: string[], host: CliHost, config: Config, logger: Logge
   const chatLogger = onTerminal ? (await import('./log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE) : logger;
   const { createApp } = await import('./app.ts');
   const app = await createApp(config, chatLogger);
+  // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
+  // answers what a killed session left in a chat this session resumes.
+  app.dispatcher.start();
   try {
     return await host.terminal(app, { worldId: values.world, chatId: values.chat, ...(onTerminal ? { logFile: CHAT_LOG_FILE } : {}) });
   } finally {

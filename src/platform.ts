@@ -77,10 +77,16 @@ export interface TurnSink {
 /**
  * A platform as the durable queue sees it: any instance must be able to answer any chat of the platform from the
  * chat id alone (a Slack thread, a Discord thread), because the turn may run far from where the message came in.
+ * The terminal is the exception: its chats are answered by the process showing them (`answers`).
  */
 export interface PlatformPort {
   /** `turnId` is the same for every re-run of one message: a port may use it to reuse what a first run posted. */
   sinkFor(message: IncomingMessage, turnId: string): TurnSink;
+  /**
+   * Whether this instance can answer the chat. Slack and Discord can answer any of theirs (no method); the terminal
+   * only the session it shows, so a chat of another terminal process on the same store is left to that one.
+   */
+  answers?(chatId: string): boolean;
   /** Downloads a file of a message (with the platform's credentials). Throws when it cannot. */
   fetchFile?(file: MessageFile): Promise<Uint8Array>;
   /**

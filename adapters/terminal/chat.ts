@@ -47,11 +47,18 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     }
   };
   app.approvals.on('hitl-option-resolved', onResolved);
+  // Lines go through the durable queue like any platform's messages; the dispatcher asks this port for the sink,
+  // by chat id. This process answers only its own session: another terminal on the same store answers its own.
+  const removePort = app.dispatcher.addPort('terminal', {
+    answers: (id) => id === chatId,
+    sinkFor: () => (interactive ? streamingSink(write) : pipeSink(write)),
+  });
 
-  const turn = (text: string) => {
+  /** Resolves once the line's turn is over (its answer printed by the sink); never rejects. */
+  const turn = async (text: string): Promise<void> => {
     const skill = parseSkillCommand(text);
     const message: IncomingMessage = { worldId, chatId, userId: user, text, ...(skill ? { skill } : {}) };
-    return app.engine.handleMessage(message, interactive ? streamingSink(write) : pipeSink(write));
+    await app.dispatcher.submit(message).catch((error: unknown) => write(`Your message was not answered: ${(error as Error).message}\n`));
   };
 
   const rl = createInterface({ input: options.input, output: interactive ? options.output : undefined, terminal: interactive, crlfDelay: Infinity });
@@ -106,7 +113,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       } else if (text === '/usage') {
         write(`${formatUsage(await app.engine.usage(chatId))}\n`);
       } else if (text !== '') {
-        // Not awaited: a message typed during a turn is queued by the engine and answered after it. The prompt
+        // Not awaited: a message typed during a turn is queued and answered after it. The prompt
         // comes back once no turn is running, so answers are not printed after a dangling "you>".
         const pending = turn(text).finally(() => {
           running.delete(pending);
@@ -121,6 +128,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     return 0;
   } finally {
     rl.close();
+    removePort();
     removePresenter();
     app.approvals.off('hitl-option-resolved', onResolved);
   }

@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { type Config, worldAllowsSkill, worldSettings } from '../config.ts';
 import type { History } from '../chats/history.ts';
 import type { TurnRun, TurnStops } from '../chats/stop.ts';
-import type { TurnQueue } from '../chats/turnQueue.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform.ts';
@@ -28,7 +26,6 @@ export interface EngineDeps extends ToolDeps {
   store: Store;
   registry: SkillRegistry;
   history: History;
-  queue: TurnQueue;
   /** Running turns, and stops asked for them from any instance. */
   stops: TurnStops;
   metrics?: Metrics;
@@ -69,8 +66,9 @@ const unreachableReply =
   'I could not reach Claude just now, so I have no answer yet. Your message is kept: send another message to try again.';
 
 /**
- * The core of skillbot: takes a user message from any adapter, runs one turn at a time per chat, and sends the
- * answer back through the adapter's sink. It knows nothing of Slack or Discord.
+ * The core of skillbot: runs one turn of a user message from any adapter and sends the answer back through the
+ * adapter's sink. The dispatcher (src/chats/dispatcher.ts) calls it, one turn at a time per chat. It knows nothing
+ * of Slack or Discord.
  */
 export class Engine {
   private readonly catalogs: CatalogCache;
@@ -79,37 +77,18 @@ export class Engine {
     this.catalogs = new CatalogCache(deps.config.agent.catalogBudgetChars);
   }
 
-  /** Queues a message on its chat; resolves when its turn is over. Never rejects for model or skill failures. */
-  handleMessage(message: IncomingMessage, sink: TurnSink): Promise<TurnOutcome> {
-    return this.deps.queue.enqueue(message.chatId, () => this.guardedTurn(message, sink));
-  }
-
   /**
-   * Runs one turn now, outside the in-process queue: for callers that serialise a chat's turns themselves (the
-   * durable queue, under its chat lease). `turnId` is stable across re-runs of the same message.
+   * Runs one turn now; the caller serialises a chat's turns (the durable queue, under its chat lease). `turnId` is
+   * stable across re-runs of the same message. Resolves when the turn is over; never rejects for model or skill
+   * failures, nor for our own (the person is told).
    */
-  runTurnNow(message: IncomingMessage, sink: TurnSink, turnId: string, platform?: TurnPlatform): Promise<TurnOutcome> {
-    return this.guardedTurn(message, sink, turnId, platform);
-  }
-
-  /** Starts the chat afresh (`/new`): its history is forgotten; the next message is the first. */
-  async newConversation(chatId: string): Promise<void> {
-    await this.deps.history.clear(chatId);
-  }
-
-  /** Running token totals of a chat. */
-  async usage(chatId: string): Promise<UsageTotals> {
-    return (await this.deps.store.get<UsageTotals>('usage', chatId)) ?? emptyUsage();
-  }
-
-  /** A turn whose own failures (store down, platform refusing a post) end in one message to the user, not a throw. */
-  private async guardedTurn(message: IncomingMessage, sink: TurnSink, turnId = randomUUID().slice(0, 8), platform?: TurnPlatform): Promise<TurnOutcome> {
+  async runTurn(message: IncomingMessage, sink: TurnSink, turnId: string, platform: TurnPlatform): Promise<TurnOutcome> {
     const started = performance.now();
     const log = this.deps.logger.child({ chatId: message.chatId, turnId });
     let run: TurnRun | undefined;
     try {
       run = await this.deps.stops.begin({ turnId, chatId: message.chatId, worldId: message.worldId, requesterId: message.userId });
-      return await this.runTurn(message, sink, turnId, log, started, run, platform);
+      return await this.answer(message, sink, turnId, log, started, run, platform);
     } catch (error) {
       log.error({ err: error }, 'turn failed');
       const reply = 'Something went wrong on my side and this message was not answered. Please try again in a moment.';
@@ -124,21 +103,32 @@ export class Engine {
     }
   }
 
-  private async runTurn(
+  /** Starts the chat afresh (`/new`): its history is forgotten; the next message is the first. */
+  async newConversation(chatId: string): Promise<void> {
+    await this.deps.history.clear(chatId);
+  }
+
+  /** Running token totals of a chat. */
+  async usage(chatId: string): Promise<UsageTotals> {
+    return (await this.deps.store.get<UsageTotals>('usage', chatId)) ?? emptyUsage();
+  }
+
+  /** The turn itself; its own failures (store down, platform refusing a post) are runTurn's to tell the person. */
+  private async answer(
     message: IncomingMessage,
     sink: TurnSink,
     turnId: string,
     log: Logger,
     started: number,
     run: TurnRun,
-    platform: TurnPlatform | undefined,
+    platform: TurnPlatform,
   ): Promise<TurnOutcome> {
     const settings = worldSettings(this.deps.config, message.worldId);
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
     const history = await this.deps.history.load(message.chatId);
     // Fetched on whichever instance runs the turn (a re-run fetches them again): the inbox keeps no bytes.
-    const loaded = await loadMessageFiles(message.files ?? [], platform?.fetchFile?.bind(platform), this.deps.config.files);
+    const loaded = await loadMessageFiles(message.files ?? [], platform.fetchFile?.bind(platform), this.deps.config.files);
     // What people said around the message: data in the person's turn, never in the (cached) system prompt.
     const context = await turnContextText(platform, message, history.length > 0, this.deps.config.context, log);
     let approvalsAsked = 0;

@@ -1,4 +1,4 @@
-// Where platform messages enter the core: accepted once, queued durably, answered by whichever instance holds the chat.
+// Where every message enters the core: accepted once, queued durably, answered by whichever instance holds the chat.
 import type { Logger } from '../log.ts';
 import type { IncomingMessage, PlatformPort, TurnPlatform, TurnSink } from '../platform.ts';
 import type { Store } from '../store/types.ts';
@@ -6,6 +6,7 @@ import { DurableQueue, type DurableQueueOptions } from './durableQueue.ts';
 import { parseChatId } from './ids.ts';
 import type { InboxItem } from './inbox.ts';
 import { claimReply, type ReplyClaimDeps } from './replyClaim.ts';
+import { WaitedTurns } from './waitedTurns.ts';
 
 /**
  * What became of one platform delivery. `queued`: it is in the store (a message-less delivery: remembered as
@@ -16,13 +17,13 @@ export type AcceptResult = 'queued' | 'duplicate' | 'refused';
 
 /**
  * Runs one turn of a queued message now (the dispatcher serialises a chat's turns under its lease); `platform`
- * lets it fetch the message's files and upload what scripts make.
+ * lets it fetch the message's files and read its context. Resolves with the turn's outcome, for `submit`.
  */
-export type TurnRunner = (message: IncomingMessage, sink: TurnSink, turnId: string, platform: TurnPlatform) => Promise<unknown>;
+export type TurnRunner<Outcome> = (message: IncomingMessage, sink: TurnSink, turnId: string, platform: TurnPlatform) => Promise<Outcome>;
 
-export interface DispatcherDeps {
+export interface DispatcherDeps<Outcome> {
   store: Store;
-  runTurn: TurnRunner;
+  runTurn: TurnRunner<Outcome>;
   /** This instance, other instances' liveness, and how long to wait on a reply claimant that may be alive. */
   replies: ReplyClaimDeps;
   logger: Logger;
@@ -32,27 +33,32 @@ export interface DispatcherDeps {
 }
 
 /**
- * The one entry for platform messages: `accept` dedupes and queues a delivery in one atomic store step, then
- * whichever instance holds the chat's lease answers it, through the sink that instance's platform port makes.
+ * The one entry for messages, whatever their platform: `accept` dedupes and queues a delivery in one atomic store
+ * step, then whichever instance holds the chat's lease answers it, through the sink that instance's platform port
+ * makes. The terminal enters here too, with `submit`, and waits for its turn's outcome.
  */
-export class Dispatcher {
+export class Dispatcher<Outcome = unknown> {
   private readonly ports = new Map<string, PlatformPort>();
   private readonly queue: DurableQueue;
+  private readonly waited = new WaitedTurns<Outcome>();
 
-  constructor(private readonly deps: DispatcherDeps) {
+  constructor(private readonly deps: DispatcherDeps<Outcome>) {
     const { replies } = deps;
     this.queue = new DurableQueue(
       deps.store,
       (item) => this.answer(item),
       { instanceId: replies.instanceId, isAlive: (id) => replies.isAlive(id) },
       deps.logger,
-      deps.queue,
+      { ...deps.queue, answers: (chatId) => this.portFor(chatId) !== undefined },
     );
   }
 
+  /** Chats of `platform` are answered here through `port` (until the returned function removes it). */
   addPort(platform: string, port: PlatformPort): () => void {
     this.ports.set(platform, port);
-    return () => this.ports.delete(platform);
+    return () => {
+      if (this.ports.get(platform) === port) this.ports.delete(platform);
+    };
   }
 
   start(): void {
@@ -64,11 +70,11 @@ export class Dispatcher {
    * accepted before, the message is queued, all in one atomic store step, so no crash can leave a delivery
    * half-accepted. Without a message only the keys are remembered (a delivery handled once without a turn).
    */
-  async accept(message: IncomingMessage | undefined, deliveryKeys: string[]): Promise<AcceptResult> {
+  async accept(message: IncomingMessage | undefined, deliveryKeys: string[], onQueued?: (item: InboxItem) => void): Promise<AcceptResult> {
     const started = performance.now();
     let outcome: AcceptResult;
     try {
-      outcome = await this.queue.accept(message, deliveryKeys);
+      outcome = await this.queue.accept(message, deliveryKeys, onQueued);
     } catch (error) {
       this.deps.logger.warn({ err: error, chatId: message?.chatId, deliveryKeys }, 'delivery refused: the store did not take it');
       outcome = 'refused';
@@ -76,6 +82,19 @@ export class Dispatcher {
     const platform = message === undefined ? 'unknown' : parseChatId(message.chatId).platform;
     this.deps.onAccepted?.(platform, outcome, (performance.now() - started) / 1000);
     return outcome;
+  }
+
+  /**
+   * Queues a message that has no platform delivery to dedupe (a line typed in the terminal) and resolves with its
+   * turn's outcome once this instance has run it; the answer itself goes to the port's sink like any other. Rejects
+   * when the store did not take the message, or when this instance stops before running the turn.
+   */
+  async submit(message: IncomingMessage): Promise<Outcome> {
+    let finished: Promise<Outcome> | undefined;
+    // No delivery keys: nothing to dedupe, so the only other outcome is `refused`.
+    await this.accept(message, [], (item) => (finished = this.waited.wait(item.id)));
+    if (finished === undefined) throw new Error('the store did not take it; try again in a moment');
+    return finished;
   }
 
   /** Chats being worked on by this instance (holding their leases, or trying to take them). */
@@ -93,18 +112,26 @@ export class Dispatcher {
     return this.queue.backlog();
   }
 
-  stop(deadlineMs: number): Promise<void> {
-    return this.queue.stop(deadlineMs);
+  async stop(deadlineMs: number): Promise<void> {
+    await this.queue.stop(deadlineMs);
+    this.waited.abandon(new Error('skillbot stopped before this message was answered'));
+  }
+
+  /** The port that answers the chat on this instance, if any. */
+  private portFor(chatId: string): PlatformPort | undefined {
+    const port = this.ports.get(parseChatId(chatId).platform);
+    return port?.answers?.(chatId) === false ? undefined : port;
   }
 
   private async answer(item: InboxItem): Promise<'done' | 'retry'> {
-    const platform = parseChatId(item.message.chatId).platform;
-    const port = this.ports.get(platform);
+    const port = this.portFor(item.message.chatId);
     if (!port) {
-      this.deps.logger.warn({ chatId: item.message.chatId, platform }, 'no adapter for this platform here; leaving the message to another instance');
+      // The port went away after the chat was taken (a terminal session ended): whoever can answer it will.
+      this.deps.logger.warn({ chatId: item.message.chatId }, 'nothing here answers this chat now; leaving the message to another instance');
       return 'retry';
     }
-    await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), item), item.id, port);
+    const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), item), item.id, port);
+    this.waited.finished(item.id, outcome);
     return 'done';
   }
 

@@ -14,9 +14,14 @@ export interface DurableQueueOptions {
    * left by a restart). One read of the set of waiting chats per sweep, whatever the store holds.
    */
   sweepMs?: number;
+  /**
+   * Which chats this instance can answer (a platform it runs, a terminal session it shows); the others are left
+   * to the instances that can, so none takes a lease only to give it back. Default: every chat.
+   */
+  answers?: (chatId: string) => boolean;
 }
 
-/** A message nobody could answer for a week (no instance runs its platform) is dropped, not kept forever. */
+/** A message nobody answered for a week (no instance ran its platform) is dropped by the next that can, not kept. */
 const GIVE_UP_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
@@ -54,11 +59,16 @@ export class DurableQueue {
 
   /**
    * Accepts one delivery in one atomic store step (see Inbox.accept); a queued message's turn runs here or on
-   * another instance. Throws when the store fails, having written nothing.
+   * another instance. `onQueued` learns the queued item (its id is the turn id) before it can run here.
+   * Throws when the store fails, having written nothing.
    */
-  async accept(message: IncomingMessage | undefined, deliveryKeys: string[]): Promise<AcceptOutcome> {
-    const { outcome } = await this.inbox.accept(message, deliveryKeys);
-    if (outcome === 'queued' && message !== undefined) this.kick(message.chatId);
+  async accept(message: IncomingMessage | undefined, deliveryKeys: string[], onQueued?: (item: InboxItem) => void): Promise<AcceptOutcome> {
+    const { outcome, item } = await this.inbox.accept(message, deliveryKeys);
+    if (item) {
+      // Before the kick: whoever waits for the turn here must be in place before it can run here.
+      onQueued?.(item);
+      this.kick(item.message.chatId);
+    }
     return outcome;
   }
 
@@ -108,7 +118,7 @@ export class DurableQueue {
   }
 
   private kick(chatId: string): void {
-    if (this.stopping || this.draining.has(chatId)) return;
+    if (this.stopping || this.draining.has(chatId) || this.options.answers?.(chatId) === false) return;
     const work = this.drain(chatId)
       .catch((error: unknown) => this.logger.error({ err: error, chatId }, 'chat queue failed; the sweeper will retry'))
       .finally(() => this.draining.delete(chatId));

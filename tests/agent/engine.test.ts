@@ -147,12 +147,13 @@ describe('the turn queue', () => {
 });
 
 describe('our own failures', () => {
-  it('tells the user once when the store is gone, and does not throw', async () => {
+  it('tells the person once when its own state is broken (a stored history it cannot read), and does not throw', async () => {
     harness = await startHarness();
-    await harness.app.store.close();
+    await harness.app.store.set('history', 'terminal:local/c1', { turns: 'not a list' });
     const { reply, status } = await harness.say('hello?');
     expect(status).toBe('failed');
     expect(reply).toMatch(/went wrong on my side/);
+    expect(harness.fake.requests).toHaveLength(0);
   });
 });
 

@@ -1,5 +1,6 @@
 // Drives the real engine (real registry, store, executor and approvals) against the Anthropic fake, with
-// skill folders written into a temp root. A test double stands in for the person at the adapter.
+// skill folders written into a temp root. Messages enter as the terminal's do: through the dispatcher's durable
+// queue, answered through a terminal port that collects each turn's reply. A test double stands in for the person.
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -81,6 +82,21 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
   });
   options.tweak?.(config);
   const app = await createApp(config, silentLogger(), { watchSkills: false, retry: { maxAttempts: options.maxAttempts ?? 2, baseDelayMs: 5, maxDelayMs: 10 } });
+  // Each turn's replies, by turn id (the dispatcher asks the port for a sink when it runs the turn).
+  const replies = new Map<string, string[]>();
+  app.dispatcher.addPort('terminal', {
+    sinkFor(_message, turnId) {
+      const said: string[] = [];
+      replies.set(turnId, said);
+      return {
+        progress() {},
+        async reply(markdown) {
+          said.push(markdown);
+        },
+      };
+    },
+  });
+  app.dispatcher.start();
   const asked: ApprovalRecord[] = [];
   const answer = options.answer;
   if (answer) {
@@ -100,7 +116,6 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
     dir,
     asked,
     async say(text, sayOptions = {}) {
-      const replies: string[] = [];
       const message: IncomingMessage = {
         worldId: WORLD,
         chatId: `${WORLD}/${sayOptions.chat ?? 'c1'}`,
@@ -108,14 +123,11 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
         text,
         ...(sayOptions.skill ? { skill: sayOptions.skill } : {}),
       };
-      const outcome = await app.engine.handleMessage(message, {
-        progress() {},
-        async reply(markdown) {
-          replies.push(markdown);
-        },
-      });
-      if (replies.length !== 1) throw new Error(`expected exactly one reply, got ${replies.length}`);
-      return { reply: replies[0] ?? '', status: outcome.status };
+      const outcome = await app.dispatcher.submit(message);
+      const said = replies.get(outcome.turnId) ?? [];
+      replies.delete(outcome.turnId);
+      if (said.length !== 1) throw new Error(`expected exactly one reply, got ${said.length}`);
+      return { reply: said[0] ?? '', status: outcome.status };
     },
     async close() {
       await app.close();

@@ -110,3 +110,19 @@ describe('stopping and starting afresh in the terminal', () => {
     expect(await done).toBe(0);
   });
 });
+
+describe('the terminal chat when the store is gone', () => {
+  it('says once per message that it was not answered, and goes on to the next line', async () => {
+    harness = await startHarness();
+    await harness.app.store.close();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let screen = '';
+    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    input.end('hello?\nstill there?\n');
+    expect(await runTerminalChat(harness.app, { input, output, chatId: 'gone' })).toBe(0);
+    const notTaken = 'Your message was not answered: the store did not take it; try again in a moment';
+    expect(screen.trim().split('\n')).toEqual([notTaken, notTaken]);
+    expect(harness.fake.requests).toHaveLength(0);
+  });
+});
