@@ -72,7 +72,11 @@ function headerDelayMs(error: unknown): number | undefined {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof APIError) return `HTTP ${error.status ?? '?'} ${error.message.split('\n')[0]}`;
+  if (error instanceof APIError) {
+    const first = error.message.split('\n')[0];
+    // A connection error has no status: say so rather than print "HTTP undefined".
+    return error.status === undefined ? `no HTTP answer: ${first}` : `HTTP ${error.status} ${first}`;
+  }
   return error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
 }
 
