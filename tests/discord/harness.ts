@@ -1,9 +1,12 @@
 // The real Discord launcher (discord.js) on a real App, between the Discord and Anthropic fakes.
+import { afterAll, beforeAll } from 'vitest';
 import { createDiscordLauncher } from '../../adapters/discord/index.ts';
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
-import type { FakeDiscord, FakeMessage } from '../fakes/discord.ts';
+import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { type FakeDiscord, type FakeDiscordOptions, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { createTestApp, type TestAppOptions } from '../platforms/app.ts';
+import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 export { HIDDEN_SKILL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL } from '../platforms/skills.ts';
 
 /** How long stop() lets running turns finish before handing their chats over (`skillbot start` allows more). */
@@ -48,6 +51,38 @@ export async function startDiscordBot(
       await app.close();
     },
   };
+}
+
+export interface DiscordSetup {
+  discord: FakeDiscord;
+  anthropic: FakeAnthropic;
+  skills: SkillsDir;
+  bot: DiscordBot;
+  alice: FakeUser;
+  bob: FakeUser;
+}
+
+/**
+ * The set-up most Discord test files share: before their tests, the Discord and Anthropic fakes with two people,
+ * a skills folder and a bot between them, handed to `use`; after them, all stopped.
+ */
+export function useDiscordBot(use: (setup: DiscordSetup) => void, options: { discord?: FakeDiscordOptions; anthropic?: FakeAnthropicOptions } = {}): void {
+  const setup: Partial<DiscordSetup> = {};
+  beforeAll(async () => {
+    const discord = (setup.discord = await startFakeDiscord(options.discord));
+    const anthropic = (setup.anthropic = await startFakeAnthropic(options.anthropic));
+    const skills = (setup.skills = await makeSkillsDir());
+    setup.alice = discord.addUser('alice');
+    setup.bob = discord.addUser('bob');
+    setup.bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
+    use(setup as DiscordSetup);
+  });
+  afterAll(async () => {
+    await setup.bot?.stop();
+    await setup.discord?.close();
+    await setup.anthropic?.close();
+    await setup.skills?.remove();
+  });
 }
 
 /** What the bot shows in a channel: its visible messages, oldest first. */

@@ -8,7 +8,7 @@ import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anth
 import { fileScenarios } from './contractFiles.ts';
 import { stopScenarios } from './contractStop.ts';
 import type { PlatformDriver } from './driver.ts';
-import { echoBrain, HeldCalls, makeSkillsDir, NOTES_SKILL, REPORT_SKILL, reportBrain, type SkillsDir, SLOW_SKILL } from './skills.ts';
+import { heardBrain, HeldCalls, makeSkillsDir, NOTES_SKILL, REPORT_SKILL, reportBrain, type SkillsDir, SLOW_SKILL } from './skills.ts';
 
 /** What the scenarios share: filled in before the first one runs. */
 export interface ContractContext {
@@ -40,7 +40,7 @@ export function describePlatformContract(name: string, makeDriver: () => Platfor
     });
 
     it('answers a mention in its conversation, and goes on there without one, remembering the earlier turn', async () => {
-      echoBrain(ctx.anthropic);
+      heardBrain(ctx.anthropic);
       const chat = await ctx.driver.mention('alice', 'remember the word kiwi');
       await chat.waitForAnswer('heard: remember the word kiwi');
       let seen = '';
@@ -98,7 +98,7 @@ export function describePlatformContract(name: string, makeDriver: () => Platfor
     });
 
     it('answers a message the platform delivers twice only once', async () => {
-      echoBrain(ctx.anthropic);
+      heardBrain(ctx.anthropic);
       const chat = await ctx.driver.mention('alice', 'only once please');
       await chat.deliverAgain();
       await chat.waitForAnswer('heard: only once please');
@@ -109,7 +109,7 @@ export function describePlatformContract(name: string, makeDriver: () => Platfor
     });
 
     it('after a restart, the conversation goes on with its history', async () => {
-      echoBrain(ctx.anthropic);
+      heardBrain(ctx.anthropic);
       const chat = await ctx.driver.mention('alice', 'the code word is mango');
       await chat.waitForAnswer('heard: the code word is mango');
       await ctx.driver.restart();

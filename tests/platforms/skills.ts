@@ -72,9 +72,9 @@ export function reportBrain(anthropic: FakeAnthropic): void {
   });
 }
 
-/** The model repeats what it was told last. */
-export function echoBrain(anthropic: FakeAnthropic, prefix = 'heard: '): void {
-  anthropic.setBrain((req) => textReply(`${prefix}${lastUserText(req) ?? ''}`));
+/** The model answers "heard: " and what it was told last. */
+export function heardBrain(anthropic: FakeAnthropic): void {
+  anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req) ?? ''}`));
 }
 
 /** Model calls held open until the test lets them go (a stopped turn's call is let go at the end, unanswered). */

@@ -1,10 +1,13 @@
 // The real Slack launcher (Bolt over HTTP) on a real App, between the Slack and Anthropic fakes.
+import { afterAll, beforeAll } from 'vitest';
 import { slackLauncher } from '../../adapters/slack/index.ts';
 export { PLACEHOLDER_TEXT as PLACEHOLDER } from '../../adapters/slack/turnSink.ts';
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
-import { type FakeSlack, SlackSender, type PostedMessage } from '../fakes/slack.ts';
+import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { type FakeSlack, type FakeSlackOptions, type PostedMessage, SlackSender, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestAppOptions } from '../platforms/app.ts';
+import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 export { HIDDEN_SKILL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL } from '../platforms/skills.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
@@ -49,6 +52,37 @@ export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack
       await app.close();
     },
   };
+}
+
+export interface SlackSetup {
+  slack: FakeSlack;
+  anthropic: FakeAnthropic;
+  skills: SkillsDir;
+  bot: SlackBot;
+}
+
+/**
+ * The set-up most Slack test files share: before their tests, the Slack and Anthropic fakes, a skills folder (with
+ * copies of the named example skills) and a bot between them, handed to `use`; after them, all stopped.
+ */
+export function useSlackBot(
+  use: (setup: SlackSetup) => void,
+  options: { slack?: FakeSlackOptions; anthropic?: FakeAnthropicOptions; examples?: string[]; env?: Record<string, string> } = {},
+): void {
+  const setup: Partial<SlackSetup> = {};
+  beforeAll(async () => {
+    const slack = (setup.slack = await startFakeSlack(options.slack));
+    const anthropic = (setup.anthropic = await startFakeAnthropic(options.anthropic));
+    const skills = (setup.skills = await makeSkillsDir(undefined, options.examples));
+    setup.bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: options.env });
+    use(setup as SlackSetup);
+  });
+  afterAll(async () => {
+    await setup.bot?.stop();
+    await setup.slack?.close();
+    await setup.anthropic?.close();
+    await setup.skills?.remove();
+  });
 }
 
 /** The bot's text replies in a thread (the placeholder, which becomes the answer's first part, and any further parts). */
