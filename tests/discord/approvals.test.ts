@@ -1,44 +1,21 @@
-// Approval buttons end to end: what the question shows, who may click, clicking twice, grants, a stop and restart.
+// Discord's approval question beyond the platform contract (tests/platforms/contract.ts): what it shows, a click
+// from another channel, clicking twice, a stop and restart, a command too long to show.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
-import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
-import { approvalIn, botMessages, buttonIds, type DiscordBot, makeSkillsDir, REPORT_SKILL, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+import { reportBrain, type SkillsDir } from '../platforms/skills.ts';
+import { approvalIn, botMessages, buttonIds, REPORT_SKILL, startDiscordBot, threadOn, useDiscordBot, waitForBotMessage } from './harness.ts';
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
-let bot: DiscordBot;
+let skills: SkillsDir;
 let alice: FakeUser;
-let bob: FakeUser;
 const cleanups: Array<() => Promise<void>> = [];
 
-/** The model loads the report skill, then says whether its script ran. */
-function reportBrain(): void {
-  anthropic.setBrain((req) => {
-    const result = lastToolResult(req);
-    if (!result) return toolUseReply('load_skill', { skill_id: REPORT_SKILL.id });
-    return textReply(result.content.includes('disk used: 42%') ? 'the script ran' : 'the script did not run');
-  });
-}
-
-beforeAll(async () => {
-  discord = await startFakeDiscord();
-  anthropic = await startFakeAnthropic();
-  skills = await makeSkillsDir();
-  alice = discord.addUser('alice');
-  bob = discord.addUser('bob');
-  bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
-});
+useDiscordBot((started) => ({ discord, anthropic, skills, alice } = started));
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await bot?.stop();
-  await discord?.close();
-  await anthropic?.close();
-  await skills?.remove();
 });
 
 interface Asked {
@@ -49,7 +26,7 @@ interface Asked {
 
 /** Alice asks about the disk with a mention; resolves once the question is shown in the new thread. */
 async function askForReport(fake: FakeDiscord, user: FakeUser): Promise<Asked> {
-  reportBrain();
+  reportBrain(anthropic);
   const mention = fake.say(user, fake.general, `<@${fake.bot.id}> how full is the disk?`);
   const thread = await fake.waitFor(() => threadOn(fake, mention.id), 'the thread');
   const question = await fake.waitFor(() => approvalIn(fake, thread.id), 'the approval question');
@@ -93,18 +70,14 @@ describe('Discord approvals', () => {
     expect(question.history).toHaveLength(2);
   });
 
-  it('tells a stranger privately that they may not answer, and the question stays open', async () => {
+  it("a click on this approval's button from another channel changes nothing, and the clicker is told privately", async () => {
     const { thread, question, approvalId } = await askForReport(discord, alice);
-    const stranger = discord.click(bob, question, `hitl:${approvalId}:yes_once`);
-    await noteFor(discord, stranger, NOT_ALLOWED_TEXT);
-    expect(hasButtons(question)).toBe(true);
-    expect(question.history).toHaveLength(1);
-    // A button of this approval clicked in another channel changes nothing either.
     const other = discord.dm(alice, 'unrelated');
     await waitForBotMessage(discord, other.channelId, /.+/);
     const elsewhere = discord.click(alice, { ...question, channelId: other.channelId }, `hitl:${approvalId}:yes_once`);
     await noteFor(discord, elsewhere, /another channel/);
     expect(hasButtons(question)).toBe(true);
+    expect(question.history).toHaveLength(1);
     discord.click(alice, question, `hitl:${approvalId}:no`);
     await waitForBotMessage(discord, thread.id, 'the script did not run');
   });
@@ -118,16 +91,6 @@ describe('Discord approvals', () => {
     expect(note.content).toContain(`**Approved once** by <@${alice.id}>`);
     expect(question.history).toHaveLength(2);
     expect(question.content).toContain('Approved once');
-  });
-
-  it('remembers "allow in this thread": the next run in the thread asks nobody', async () => {
-    const { thread, question, approvalId } = await askForReport(discord, alice);
-    discord.click(alice, question, `hitl:${approvalId}:yes_in_session`);
-    await waitForBotMessage(discord, thread.id, 'the script ran');
-    const asked = discord.messagesIn(thread.id).filter((message) => message.history[0]?.includes('Approval needed')).length;
-    discord.say(alice, thread, 'and now?');
-    await discord.waitFor(() => discord.messagesIn(thread.id).filter((message) => message.content === 'the script ran').length === 2, 'the second run');
-    expect(discord.messagesIn(thread.id).filter((message) => message.history[0]?.includes('Approval needed')).length).toBe(asked);
   });
 
   it('on stop, an open question says it lapsed; after a restart the turn asks again and the old buttons change nothing', async () => {

@@ -1,47 +1,13 @@
 // The real Discord launcher (discord.js) on a real App, between the Discord and Anthropic fakes.
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { createDiscordLauncher } from '../../adapters/discord/index.ts';
-import { type App, createApp } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
-import { loadConfig } from '../../src/config.ts';
-import { HttpServer } from '../../src/httpServer.ts';
-import { silentLogger } from '../../src/log.ts';
-import type { FakeAnthropic } from '../fakes/anthropic.ts';
-import type { FakeDiscord, FakeMessage } from '../fakes/discord.ts';
-
-/** A skill whose body names a script, so loading it asks for approval. */
-export const REPORT_SKILL = {
-  id: 'disk-report',
-  skillMd: '---\nname: disk-report\ndescription: Report disk usage of the project.\n---\n# Disk report\nRun scripts/report.sh and summarise its output.\n',
-  script: '#!/bin/sh\necho "disk used: 42%"\n',
-};
-export const NOTES_SKILL = {
-  id: 'release-notes',
-  skillMd: '---\nname: release-notes\ndescription: Write release notes from a list of commits.\nargument-hint: "[commits]"\n---\n# Release notes\nGroup commits into Features and Fixes.\n',
-};
-/** Claude Code's `user-invocable: false`: the model may load it; people are never offered it. */
-export const HIDDEN_SKILL = {
-  id: 'house-style',
-  skillMd: '---\nname: house-style\ndescription: The house writing style.\nuser-invocable: false\n---\n# House style\nShort sentences.\n',
-};
-
-/** A temp dir with a skills root holding REPORT_SKILL and NOTES_SKILL. */
-export async function makeSkillsDir(): Promise<{ dir: string; skillsRoot: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillbot-discord-'));
-  const skillsRoot = join(dir, 'skills');
-  const scripts = join(skillsRoot, REPORT_SKILL.id, 'scripts');
-  await mkdir(scripts, { recursive: true });
-  await writeFile(join(skillsRoot, REPORT_SKILL.id, 'SKILL.md'), REPORT_SKILL.skillMd);
-  await writeFile(join(scripts, 'report.sh'), REPORT_SKILL.script);
-  await chmod(join(scripts, 'report.sh'), 0o755);
-  await mkdir(join(skillsRoot, NOTES_SKILL.id), { recursive: true });
-  await writeFile(join(skillsRoot, NOTES_SKILL.id, 'SKILL.md'), NOTES_SKILL.skillMd);
-  await mkdir(join(skillsRoot, HIDDEN_SKILL.id), { recursive: true });
-  await writeFile(join(skillsRoot, HIDDEN_SKILL.id, 'SKILL.md'), HIDDEN_SKILL.skillMd);
-  return { dir, skillsRoot, remove: () => rm(dir, { recursive: true, force: true }) };
-}
+import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { type FakeDiscord, type FakeDiscordOptions, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
+import { createTestApp, type TestAppOptions } from '../platforms/app.ts';
+import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
+export { HIDDEN_SKILL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL } from '../platforms/skills.ts';
 
 /** How long stop() lets running turns finish before handing their chats over (`skillbot start` allows more). */
 const STOP_DEADLINE_MS = 1000;
@@ -53,33 +19,24 @@ export interface DiscordBot {
   stop(): Promise<void>;
 }
 
-export async function startDiscordBot(options: {
-  discord: FakeDiscord;
-  anthropic: FakeAnthropic;
-  skillsRoot: string;
-  storeUrl?: string;
-  /** Register commands to the fake's guild (DISCORD_GUILD_ID); default true. */
-  guildCommands?: boolean;
-  /** Start the durable queue's sweeper after the platform, as `skillbot start` does; default true. */
-  sweeper?: boolean;
-  env?: Record<string, string>;
-}): Promise<DiscordBot> {
-  const config = loadConfig({
-    ANTHROPIC_API_KEY: 'test-key',
-    ANTHROPIC_BASE_URL: options.anthropic.url,
-    SKILLS_DIRS: options.skillsRoot,
-    STORE_URL: options.storeUrl ?? 'memory://',
+export async function startDiscordBot(
+  options: TestAppOptions & {
+    discord: FakeDiscord;
+    /** Register commands to the fake's guild (DISCORD_GUILD_ID); default true. */
+    guildCommands?: boolean;
+    /** Start the durable queue's sweeper after the platform, as `skillbot start` does; default true. */
+    sweeper?: boolean;
+  },
+): Promise<DiscordBot> {
+  const platformEnv = {
     DISCORD_TOKEN: options.discord.token,
     DISCORD_API_URL: options.discord.url,
     ...(options.guildCommands === false ? {} : { DISCORD_GUILD_ID: options.discord.guildId }),
-    APPROVAL_TIMEOUT_MS: '30000',
-    ...options.env,
-  });
-  const logger = silentLogger();
-  const app = await createApp(config, logger, { watchSkills: false, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 }, queue: { sweepMs: 200 } });
+  };
+  const { app, http } = await createTestApp(options, platformEnv, { queue: { sweepMs: 200 } });
   let running: RunningPlatform;
   try {
-    running = await createDiscordLauncher({ shutdownGraceMs: 1000 }).start(app, new HttpServer(logger, async () => ({ ok: true, detail: {} })));
+    running = await createDiscordLauncher({ shutdownGraceMs: 1000 }).start(app, http);
   } catch (error) {
     await app.close();
     throw error;
@@ -96,6 +53,38 @@ export async function startDiscordBot(options: {
   };
 }
 
+export interface DiscordSetup {
+  discord: FakeDiscord;
+  anthropic: FakeAnthropic;
+  skills: SkillsDir;
+  bot: DiscordBot;
+  alice: FakeUser;
+  bob: FakeUser;
+}
+
+/**
+ * The set-up most Discord test files share: before their tests, the Discord and Anthropic fakes with two people,
+ * a skills folder and a bot between them, handed to `use`; after them, all stopped.
+ */
+export function useDiscordBot(use: (setup: DiscordSetup) => void, options: { discord?: FakeDiscordOptions; anthropic?: FakeAnthropicOptions } = {}): void {
+  const setup: Partial<DiscordSetup> = {};
+  beforeAll(async () => {
+    const discord = (setup.discord = await startFakeDiscord(options.discord));
+    const anthropic = (setup.anthropic = await startFakeAnthropic(options.anthropic));
+    const skills = (setup.skills = await makeSkillsDir());
+    setup.alice = discord.addUser('alice');
+    setup.bob = discord.addUser('bob');
+    setup.bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
+    use(setup as DiscordSetup);
+  });
+  afterAll(async () => {
+    await setup.bot?.stop();
+    await setup.discord?.close();
+    await setup.anthropic?.close();
+    await setup.skills?.remove();
+  });
+}
+
 /** What the bot shows in a channel: its visible messages, oldest first. */
 export function botMessages(discord: FakeDiscord, channelId: string): FakeMessage[] {
   return discord.messagesIn(channelId).filter((message) => message.author.id === discord.bot.id);
@@ -109,7 +98,6 @@ export function waitForBotMessage(discord: FakeDiscord, channelId: string, text:
   );
 }
 
-/** The custom_ids of a message's buttons. */
 /** What a message reads: its content, then the text of its Components V2 text displays, in order. */
 export function messageText(message: FakeMessage): string {
   const texts: string[] = [];
@@ -122,6 +110,7 @@ export function messageText(message: FakeMessage): string {
   return [message.content, ...texts].filter(Boolean).join('\n');
 }
 
+/** The custom_ids of a message's buttons. */
 export function buttonIds(message: FakeMessage): string[] {
   return (message.components as Array<{ components?: Array<{ custom_id?: string }> }>).flatMap((row) => (row.components ?? []).map((button) => button.custom_id ?? ''));
 }

@@ -1,33 +1,20 @@
 // What the bot reads when mentioned in a Discord thread it was not part of, or asked about "the above" in a channel.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrainRequest, type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
-import { type FakeDiscord, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
-import { type DiscordBot, makeSkillsDir, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type BrainRequest, type FakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import type { FakeDiscord, FakeUser } from '../fakes/discord.ts';
+import { threadOn, useDiscordBot, waitForBotMessage } from './harness.ts';
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
-let bot: DiscordBot;
 let alice: FakeUser;
 let bob: FakeUser;
 let ciBot: FakeUser;
 let requests: BrainRequest[] = [];
 
-beforeAll(async () => {
-  discord = await startFakeDiscord();
-  anthropic = await startFakeAnthropic();
-  skills = await makeSkillsDir();
-  alice = discord.addUser('alice');
-  bob = discord.addUser('bob');
+useDiscordBot((started) => ({ discord, anthropic, alice, bob } = started));
+beforeAll(() => {
   ciBot = discord.addUser('ci-bot');
   ciBot.bot = true;
-  bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
-});
-afterAll(async () => {
-  await bot?.stop();
-  await discord?.close();
-  await anthropic?.close();
-  await skills?.remove();
 });
 
 function recordingBrain(answer: string): void {

@@ -1,32 +1,23 @@
-// The connection end to end: gateway handshake, command registration, reconnects, repeats, start failures, shutdown.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+// The connection end to end: gateway handshake, command registration, reconnects, start failures, shutdown (a
+// repeated delivery is the platform contract's, tests/platforms/contract.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Brain, type FakeAnthropic, lastUserText, textReply } from '../fakes/anthropic.ts';
 import { type FakeDiscord, type FakeUser, INTENTS, startFakeDiscord } from '../fakes/discord.ts';
-import { botMessages, type DiscordBot, makeSkillsDir, startDiscordBot, threadOn, waitForBotMessage } from './harness.ts';
+import type { SkillsDir } from '../platforms/skills.ts';
+import { type DiscordBot, startDiscordBot, threadOn, useDiscordBot, waitForBotMessage } from './harness.ts';
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let skills: SkillsDir;
 let bot: DiscordBot;
 let alice: FakeUser;
 const cleanups: Array<() => Promise<void>> = [];
 
-beforeAll(async () => {
-  discord = await startFakeDiscord();
-  anthropic = await startFakeAnthropic();
-  skills = await makeSkillsDir();
-  alice = discord.addUser('alice');
-  bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
-  anthropic.setBrain((req) => textReply(`heard ${req.messages.filter((message) => message.role === 'user').length}: ${lastUserText(req) ?? ''}`));
-});
+/** The model says how many user messages it was sent (history included) and repeats the last one. */
+const countingBrain: Brain = (req) => textReply(`heard ${req.messages.filter((message) => message.role === 'user').length}: ${lastUserText(req) ?? ''}`);
+useDiscordBot((started) => ({ discord, anthropic, skills, bot, alice } = started), { anthropic: { brain: countingBrain } });
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await bot?.stop();
-  await discord?.close();
-  await anthropic?.close();
-  await skills?.remove();
 });
 
 const commandsPut = (fake: FakeDiscord) => fake.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands'));
@@ -73,15 +64,6 @@ describe('Discord transport', () => {
 
     discord.say(alice, thread, 'thanks');
     await waitForBotMessage(discord, thread.id, 'heard 3: thanks');
-  });
-
-  it('answers a message Discord delivers twice only once', async () => {
-    const dm = discord.dm(alice, 'only once please');
-    discord.redeliver(dm);
-    await waitForBotMessage(discord, dm.channelId, /: only once please$/);
-    discord.dm(alice, 'next');
-    await waitForBotMessage(discord, dm.channelId, /: next$/);
-    expect(botMessages(discord, dm.channelId).filter((message) => message.content.endsWith('only once please'))).toHaveLength(1);
   });
 
   it('refuses to start when the Message Content intent is not enabled, and says how to fix it', async () => {

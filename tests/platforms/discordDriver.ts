@@ -1,42 +1,48 @@
 // The platform contract's Discord side: gateway events and button interactions into discord.js, read back from
 // the Discord fake's REST record.
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { STOP_PREFIX } from '../../adapters/discord/stop.ts';
+import { stoppedText } from '../../src/agent/engine.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
-import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
+import { type FakeChannel, type FakeDiscord, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { approvalIn, botMessages, buttonIds, type DiscordBot, startDiscordBot, threadOn } from '../discord/harness.ts';
-import { type Conversation, type Option, type Person, type PlatformDriver, type Question, REPORT_SKILL } from './contract.ts';
+import type { BotSetup, Conversation, Option, Person, PlatformDriver, Question, SentFile } from './driver.ts';
 
-/** Progress ("Working on it…") and approval questions are not answers. */
-const isAnswer = (message: FakeMessage): boolean => !message.content.endsWith('…') && !message.history[0]?.includes('**Approval needed:**');
+const isQuestion = (message: FakeMessage): boolean => message.history[0]?.includes('**Approval needed:**') === true;
+/** Progress ("⏳ Working on it…"), approval questions, "Stopped by" notes and posted files are not answers. */
+const isAnswer = (message: FakeMessage): boolean =>
+  !message.content.endsWith('…') && !isQuestion(message) && !message.content.startsWith('Stopped by ') && message.attachments.length === 0;
+const stopButtonOf = (message: FakeMessage): string | undefined => buttonIds(message).find((id) => id.startsWith(STOP_PREFIX));
 
 export function discordDriver(): PlatformDriver {
   let discord: FakeDiscord;
   let anthropic: FakeAnthropic;
+  let setup: BotSetup;
   let bot: DiscordBot;
-  let dir: string;
   const users = {} as Record<Person, FakeUser>;
-  const clicks: Array<{ person: Person; click: FakeInteraction }> = [];
+  /** Each person's button clicks: a click's ephemeral reply is the note only they see. */
+  const clicks: Record<Person, Set<string>> = { alice: new Set(), bob: new Set() };
+  /** Private notes a wait has already taken: a later wait needs a new one. */
+  const seenNotes = new Set<FakeMessage>();
 
   const startBot = async () => {
-    bot = await startDiscordBot({ discord, anthropic, skillsRoot: join(dir, 'skills'), storeUrl: `sqlite://${join(dir, 'state.sqlite')}` });
+    bot = await startDiscordBot({ discord, anthropic, skillsRoot: setup.skillsDirs, storeUrl: setup.storeUrl, env: setup.env });
   };
+  const click = (person: Person, message: FakeMessage, customId: string) => {
+    clicks[person].add(discord.click(users[person], message, customId).id);
+  };
+  /** A click's ephemeral reply, or (for a typed message, which has none) a DM from the bot. */
+  const isPrivateTo = (person: Person, message: FakeMessage): boolean =>
+    message.ephemeral
+      ? clicks[person].has(message.interactionId ?? '')
+      : message.author.id === discord.bot.id && message.channelId === discord.world.dmWith(users[person]).id;
 
   const question = (message: FakeMessage): Question => {
     const approvalId = /^hitl:([^:]+):/.exec(buttonIds(message)[0] ?? '')?.[1] ?? '';
     return {
       text: () => message.content,
-      isOpen: () => buttonIds(message).length > 0,
+      isOpen: () => buttonIds(message).some((id) => id.startsWith('hitl:')),
       async click(person: Person, option: Option) {
-        clicks.push({ person, click: discord.click(users[person], message, `hitl:${approvalId}:${option}`) });
-      },
-      async waitForPrivateNote(person: Person, text: string) {
-        const mine = new Set(clicks.filter((entry) => entry.person === person).map((entry) => entry.click.id));
-        await discord.waitFor(
-          () => discord.world.messages.find((note) => note.ephemeral && mine.has(note.interactionId ?? '') && note.content === text),
-          `a private note to ${person}`,
-        );
+        click(person, message, `hitl:${approvalId}:${option}`);
       },
     };
   };
@@ -44,40 +50,56 @@ export function discordDriver(): PlatformDriver {
   const conversation = (thread: FakeChannel, first: FakeMessage): Conversation => {
     let last = first;
     const asked = new Set<string>();
+    const inThread = () => botMessages(discord, thread.id);
     return {
-      async say(person: Person, text: string) {
-        last = discord.say(users[person], thread, text);
+      async say(person, text, options = {}) {
+        last = discord.say(users[person], thread, options.mention === true ? `<@${discord.bot.id}> ${text}` : text);
       },
       async deliverAgain() {
         discord.redeliver(last);
       },
-      async waitForAnswer(text: string) {
-        await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content === text), `the answer "${text}"`);
+      async waitForAnswer(text) {
+        const matches = (content: string) => (typeof text === 'string' ? content === text : text.test(content));
+        const message = await discord.waitFor(() => inThread().find((posted) => matches(posted.content)), `the answer "${String(text)}"`);
+        return message.content;
       },
-      answers: () => botMessages(discord, thread.id).filter(isAnswer).map((message) => message.content),
+      answers: () => inThread().filter(isAnswer).map((message) => message.content),
       async waitForQuestion() {
         const message = await discord.waitFor(() => {
           const found = approvalIn(discord, thread.id);
-          return found && !asked.has(found.id) ? found : botMessages(discord, thread.id).find((posted) => !asked.has(posted.id) && posted.history[0]?.includes('**Approval needed:**'));
+          return found && !asked.has(found.id) ? found : inThread().find((posted) => !asked.has(posted.id) && isQuestion(posted));
         }, 'an approval question');
         asked.add(message.id);
         return question(message);
       },
+      async clickStop(person) {
+        const status = await discord.waitFor(() => inThread().find((message) => stopButtonOf(message)), 'the Stop button');
+        click(person, status, stopButtonOf(status) ?? '');
+      },
+      hasStopButton: () => inThread().some((message) => stopButtonOf(message) !== undefined),
+      async waitForStopped(person) {
+        const text = stoppedText(`<@${users[person].id}>`);
+        await discord.waitFor(() => inThread().find((message) => message.content === text), `"${text}"`);
+      },
+      async waitForPrivateNote(person, text) {
+        const note = await discord.waitFor(
+          () => discord.world.messages.find((message) => !seenNotes.has(message) && message.content === text && isPrivateTo(person, message)),
+          `a private note to ${person}`,
+        );
+        seenNotes.add(note);
+      },
+      uploadedFiles: () =>
+        inThread().flatMap((message) => message.attachments.map((file) => ({ name: file.filename, text: file.bytes.toString('utf8'), caption: message.content }))),
     };
   };
 
   return {
-    async start(model: FakeAnthropic) {
+    async start(model, botSetup) {
       anthropic = model;
+      setup = botSetup;
       discord = await startFakeDiscord();
       users.alice = discord.addUser('alice');
       users.bob = discord.addUser('bob');
-      dir = await mkdtemp(join(tmpdir(), 'skillbot-contract-discord-'));
-      const skill = join(dir, 'skills', REPORT_SKILL.id);
-      await mkdir(join(skill, 'scripts'), { recursive: true });
-      await writeFile(join(skill, 'SKILL.md'), REPORT_SKILL.skillMd);
-      await writeFile(join(skill, 'scripts', 'report.sh'), REPORT_SKILL.script);
-      await chmod(join(skill, 'scripts', 'report.sh'), 0o755);
       await startBot();
     },
     async restart() {
@@ -87,10 +109,10 @@ export function discordDriver(): PlatformDriver {
     async stop() {
       await bot?.stop();
       await discord?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
     },
-    async mention(person: Person, text: string) {
-      const message = discord.say(users[person], discord.general, `<@${discord.bot.id}> ${text}`);
+    async mention(person: Person, text: string, files: SentFile[] = []) {
+      const attached = files.map((file) => ({ name: file.name, contentType: file.type, bytes: file.bytes }));
+      const message = discord.say(users[person], discord.general, `<@${discord.bot.id}> ${text}`, attached);
       const thread = await discord.waitFor(() => threadOn(discord, message.id), 'the thread the bot opens');
       return conversation(thread, message);
     },

@@ -1,26 +1,34 @@
 // The platform contract's Slack side: signed Events API deliveries and button clicks into Bolt, read back from
 // the Slack fake's Web API record.
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { TURN_STOP_ACTION_ID } from '../../adapters/slack/turnControls.ts';
+import { stoppedText } from '../../src/agent/engine.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
-import { type FakeSlack, type PostedMessage, startFakeSlack, type UserMessage } from '../fakes/slack.ts';
+import { type EphemeralMessage, type FakeSlack, type PostedMessage, startFakeSlack, type UserMessage } from '../fakes/slack.ts';
 import { ALICE, approvalIdOf, BOB, CHANNEL, repliesIn, type SlackBot, startSlackBot, waitForReply } from '../slack/harness.ts';
-import { type Conversation, type Option, type Person, type PlatformDriver, type Question, REPORT_SKILL } from './contract.ts';
+import type { BotSetup, Conversation, Option, Person, PlatformDriver, Question, SentFile } from './driver.ts';
 
 const USERS: Record<Person, string> = { alice: ALICE, bob: BOB };
 const hasButtons = (message: PostedMessage): boolean => JSON.stringify(message.blocks ?? []).includes('"actions"');
-/** Progress shows in the placeholder ("Working on it…"): not an answer yet. */
-const isAnswer = (message: PostedMessage): boolean => !/…_?$/.test(message.text);
+const stoppedBy = (person: Person): string => stoppedText(`<@${USERS[person]}>`);
+/** Progress shows in the placeholder ("Working on it…"), and a stopped turn says so there: neither is an answer. */
+const isAnswer = (message: PostedMessage): boolean => !/…_?$/.test(message.text) && !message.text.startsWith('Stopped by ');
+
+/** The Stop button a message carries (its value is the turn id), if any. */
+function stopButtonOf(message: PostedMessage): { value: string } | undefined {
+  const blocks = (message.blocks ?? []) as Array<{ elements?: Array<{ action_id?: string; value: string }> }>;
+  return blocks.flatMap((block) => block.elements ?? []).find((element) => element.action_id === TURN_STOP_ACTION_ID);
+}
 
 export function slackDriver(): PlatformDriver {
   let slack: FakeSlack;
   let anthropic: FakeAnthropic;
+  let setup: BotSetup;
   let bot: SlackBot;
-  let dir: string;
+  /** Private notes a wait has already taken: a later wait needs a new one. */
+  const seenNotes = new Set<EphemeralMessage>();
 
   const startBot = async () => {
-    bot = await startSlackBot({ slack, anthropic, skillsRoot: join(dir, 'skills'), storeUrl: `sqlite://${join(dir, 'state.sqlite')}` });
+    bot = await startSlackBot({ slack, anthropic, skillsRoot: setup.skillsDirs, storeUrl: setup.storeUrl, env: setup.env });
   };
 
   const question = (message: PostedMessage): Question => {
@@ -31,27 +39,26 @@ export function slackDriver(): PlatformDriver {
       async click(person: Person, option: Option) {
         await bot.sender.click({ user: USERS[person], channel: CHANNEL, messageTs: message.ts, threadTs: message.threadTs ?? '', actionId: `hitl_${option}`, value: approvalId });
       },
-      async waitForPrivateNote(person: Person, text: string) {
-        await slack.waitFor(() => slack.ephemerals.find((entry) => entry.user === USERS[person] && entry.text === text), { what: `a private note to ${person}` });
-      },
     };
   };
 
   const conversation = (root: string, first: UserMessage, firstEventId: string): Conversation => {
     let last = { input: first, eventId: firstEventId, mention: true };
     const asked = new Set<string>();
+    const deliver = (input: UserMessage, mention: boolean, options?: Parameters<SlackBot['sender']['message']>[1]) =>
+      mention ? bot.sender.mention(input, options) : bot.sender.message(input, options);
     return {
-      async say(person: Person, text: string) {
-        const input = { channel: CHANNEL, user: USERS[person], threadTs: root, ts: bot.sender.nextTs(), text };
-        const { eventId } = await bot.sender.message(input);
-        last = { input, eventId, mention: false };
+      async say(person, text, options = {}) {
+        const mention = options.mention === true;
+        const input = { channel: CHANNEL, user: USERS[person], threadTs: root, ts: bot.sender.nextTs(), text: mention ? `<@${slack.info.botUserId}> ${text}` : text };
+        const { eventId } = await deliver(input, mention);
+        last = { input, eventId, mention };
       },
       async deliverAgain() {
-        const send = last.mention ? bot.sender.mention.bind(bot.sender) : bot.sender.message.bind(bot.sender);
-        await send(last.input, { eventId: last.eventId, retryNum: 1, retryReason: 'http_timeout' });
+        await deliver(last.input, last.mention, { eventId: last.eventId, retryNum: 1, retryReason: 'http_timeout' });
       },
-      async waitForAnswer(text: string) {
-        await waitForReply(slack, CHANNEL, root, text);
+      async waitForAnswer(text) {
+        return (await waitForReply(slack, CHANNEL, root, text)).text;
       },
       answers: () => repliesIn(slack, CHANNEL, root).filter(isAnswer).map((message) => message.text),
       async waitForQuestion() {
@@ -62,19 +69,31 @@ export function slackDriver(): PlatformDriver {
         asked.add(message.ts);
         return question(message);
       },
+      async clickStop(person) {
+        const message = await slack.waitFor(() => slack.thread(CHANNEL, root).find((posted) => stopButtonOf(posted)), { what: 'the Stop button' });
+        const turnId = stopButtonOf(message)?.value ?? '';
+        await bot.sender.click({ user: USERS[person], channel: CHANNEL, messageTs: message.ts, threadTs: root, actionId: TURN_STOP_ACTION_ID, value: turnId });
+      },
+      hasStopButton: () => slack.thread(CHANNEL, root).some((posted) => stopButtonOf(posted) !== undefined),
+      async waitForStopped(person) {
+        await waitForReply(slack, CHANNEL, root, stoppedBy(person));
+      },
+      async waitForPrivateNote(person, text) {
+        const note = await slack.waitFor(() => slack.ephemerals.find((entry) => !seenNotes.has(entry) && entry.user === USERS[person] && entry.text === text), {
+          what: `a private note to ${person}`,
+        });
+        seenNotes.add(note);
+      },
+      uploadedFiles: () =>
+        slack.uploads.filter((upload) => upload.channel === CHANNEL && upload.threadTs === root).map((upload) => ({ name: upload.name, text: upload.bytes.toString('utf8'), caption: upload.title })),
     };
   };
 
   return {
-    async start(model: FakeAnthropic) {
+    async start(model, botSetup) {
       anthropic = model;
+      setup = botSetup;
       slack = await startFakeSlack();
-      dir = await mkdtemp(join(tmpdir(), 'skillbot-contract-slack-'));
-      const skill = join(dir, 'skills', REPORT_SKILL.id);
-      await mkdir(join(skill, 'scripts'), { recursive: true });
-      await writeFile(join(skill, 'SKILL.md'), REPORT_SKILL.skillMd);
-      await writeFile(join(skill, 'scripts', 'report.sh'), REPORT_SKILL.script);
-      await chmod(join(skill, 'scripts', 'report.sh'), 0o755);
       await startBot();
     },
     async restart() {
@@ -84,11 +103,11 @@ export function slackDriver(): PlatformDriver {
     async stop() {
       await bot?.stop();
       await slack?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
     },
-    async mention(person: Person, text: string) {
+    async mention(person: Person, text: string, files: SentFile[] = []) {
       const ts = bot.sender.nextTs();
-      const input = { channel: CHANNEL, user: USERS[person], ts, text: `<@${slack.info.botUserId}> ${text}` };
+      const shared = files.map((file) => slack.shareFile({ name: file.name, mimetype: file.type, bytes: file.bytes }));
+      const input = { channel: CHANNEL, user: USERS[person], ts, text: `<@${slack.info.botUserId}> ${text}`, ...(shared.length > 0 ? { files: shared } : {}) };
       const { eventId } = await bot.sender.mention(input);
       return conversation(ts, input, eventId);
     },

@@ -1,45 +1,18 @@
 // Slack as an AI app, end to end through Bolt against the fake: streamed answers (and the fallback where a
 // workspace refuses streaming), the assistant thread's status, title and suggested prompts, the Home tab with its
 // Revoke buttons, the Stop button on a running turn, and "@skillbot /skill …" / "@skillbot skills" in threads.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grantKey } from '../../src/approvals/grants.ts';
-import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
-import { type FakeSlack, type PostedMessage, startFakeSlack } from '../fakes/slack.ts';
-import {
-  ALICE,
-  approvalIdOf,
-  approvalIn,
-  BOB,
-  CHANNEL,
-  DM,
-  HIDDEN_SKILL,
-  makeSkillsDir,
-  NOTES_SKILL,
-  REPORT_SKILL,
-  repliesIn,
-  type SlackBot,
-  startSlackBot,
-  waitForReply,
-} from './harness.ts';
+import { type FakeAnthropic, lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import type { FakeSlack, PostedMessage } from '../fakes/slack.ts';
+import { ALICE, approvalIdOf, approvalIn, BOB, CHANNEL, DM, HIDDEN_SKILL, NOTES_SKILL, repliesIn, REPORT_SKILL, type SlackBot, useSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  // Deltas a little apart, as a model writes: the stream then takes several calls.
-  anthropic = await startFakeAnthropic({ chunkDelayMs: 15 });
-  skills = await makeSkillsDir();
-  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
-});
-afterAll(async () => {
-  await bot.stop();
-  await slack.close();
-  await anthropic.close();
-  await skills.remove();
-});
+// Deltas a little apart, as a model writes: the stream then takes several calls.
+useSlackBot((started) => ({ slack, anthropic, bot } = started), { anthropic: { chunkDelayMs: 15 } });
 
 const ANSWER = 'Here is the plan:\n\n1. **Check** the logs <!channel>\n2. Restart the worker\n3. Watch the graphs for ten minutes.';
 const callsOf = (method: string) => slack.calls.filter((call) => call.method === method);

@@ -1,26 +1,14 @@
 // `/skills` and `/skill`, end to end through the real Bolt over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
-import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, CHANNEL, HIDDEN_SKILL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type FakeAnthropic, lastUserText, textReply } from '../fakes/anthropic.ts';
+import type { FakeSlack } from '../fakes/slack.ts';
+import { ALICE, CHANNEL, HIDDEN_SKILL, NOTES_SKILL, REPORT_SKILL, type SlackBot, useSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  anthropic = await startFakeAnthropic();
-  skills = await makeSkillsDir();
-  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
-});
-afterAll(async () => {
-  await bot.stop();
-  await slack.close();
-  await anthropic.close();
-  await skills.remove();
-});
+useSlackBot((started) => ({ slack, anthropic, bot } = started));
 
 const ephemeralText = (json: unknown): string => {
   const body = json as { response_type?: string; text?: string };

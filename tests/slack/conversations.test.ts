@@ -1,28 +1,17 @@
-// Mentions, thread replies and DMs, end to end through the real Bolt over HTTP and both fakes.
+// Mentions, thread replies and DMs, end to end through the real Bolt over HTTP and both fakes, answered without
+// streaming (a thread going on with its history is the platform contract's, tests/platforms/contract.ts).
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, lastToolResult, lastUserText, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
-import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, BOB, CHANNEL, DM, makeSkillsDir, NOTES_SKILL, PLACEHOLDER, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import type { FakeSlack } from '../fakes/slack.ts';
+import { ALICE, BOB, CHANNEL, DM, NOTES_SKILL, PLACEHOLDER, repliesIn, type SlackBot, useSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
-beforeAll(async () => {
-  // A workspace without AI streaming: answers arrive through the progress message's edits (the fallback).
-  slack = await startFakeSlack({ refuseStreaming: 'feature_not_enabled' });
-  anthropic = await startFakeAnthropic();
-  skills = await makeSkillsDir();
-  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
-});
-afterAll(async () => {
-  await bot.stop();
-  await slack.close();
-  await anthropic.close();
-  await skills.remove();
-});
+// A workspace without AI streaming: answers arrive through the progress message's edits (the fallback).
+useSlackBot((started) => ({ slack, anthropic, bot } = started), { slack: { refuseStreaming: 'feature_not_enabled' } });
 afterEach(() => {
   anthropic.setBrain((req) => textReply(`echo: ${lastUserText(req) ?? ''}`));
 });
@@ -36,22 +25,6 @@ describe('Slack conversations', () => {
     const reply = await waitForReply(slack, CHANNEL, ts, 'echo: how are you?');
     expect(reply.threadTs).toBe(ts);
     expect(repliesIn(slack, CHANNEL, ts)).toHaveLength(1);
-  });
-
-  it('continues a thread it takes part in without a mention, with the earlier turn in the history', async () => {
-    const root = bot.sender.nextTs();
-    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts: root, text: `<@${slack.info.botUserId}> remember the word kiwi` });
-    await waitForReply(slack, CHANNEL, root, 'echo: remember the word kiwi');
-
-    let history: string[] = [];
-    anthropic.setBrain((req) => {
-      history = req.messages.map((message) => JSON.stringify(message.content));
-      return textReply('the word was kiwi');
-    });
-    await bot.sender.message({ channel: CHANNEL, user: BOB, threadTs: root, text: 'what was the word?' });
-    await waitForReply(slack, CHANNEL, root, 'the word was kiwi');
-    expect(history.join('\n')).toContain('kiwi');
-    expect(repliesIn(slack, CHANNEL, root)).toHaveLength(2);
   });
 
   it('ignores channel messages without a mention, and threads it does not take part in', async () => {

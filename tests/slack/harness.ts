@@ -1,53 +1,20 @@
 // The real Slack launcher (Bolt over HTTP) on a real App, between the Slack and Anthropic fakes.
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { slackLauncher } from '../../adapters/slack/index.ts';
 export { PLACEHOLDER_TEXT as PLACEHOLDER } from '../../adapters/slack/turnSink.ts';
-import { type App, createApp } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
-import { loadConfig } from '../../src/config.ts';
-import { HttpServer } from '../../src/httpServer.ts';
-import { silentLogger } from '../../src/log.ts';
-import type { FakeAnthropic } from '../fakes/anthropic.ts';
-import { type FakeSlack, SlackSender, type PostedMessage } from '../fakes/slack.ts';
+import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { type FakeSlack, type FakeSlackOptions, type PostedMessage, SlackSender, startFakeSlack } from '../fakes/slack.ts';
+import { createTestApp, type TestAppOptions } from '../platforms/app.ts';
+import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
+export { HIDDEN_SKILL, makeSkillsDir, NOTES_SKILL, REPORT_SKILL } from '../platforms/skills.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const CHANNEL = 'C0GENERAL';
 export const DM = 'D0ALICE';
 export const ALICE = 'UALICE';
 export const BOB = 'UBOB';
-
-/** A skill with a script the body names, so loading it asks for approval. */
-export const REPORT_SKILL = {
-  id: 'disk-report',
-  skillMd: '---\nname: disk-report\ndescription: Report disk usage of the project.\n---\n# Disk report\nRun scripts/report.sh and summarise its output.\n',
-  script: '#!/bin/sh\necho "disk used: 42%"\n',
-};
-export const NOTES_SKILL = {
-  id: 'release-notes',
-  skillMd: '---\nname: release-notes\ndescription: Write release notes from a list of commits.\nargument-hint: "[commits]"\n---\n# Release notes\nGroup commits into Features and Fixes.\n',
-};
-/** Claude Code's `user-invocable: false`: the model may load it; people are never offered it. */
-export const HIDDEN_SKILL = {
-  id: 'house-style',
-  skillMd: '---\nname: house-style\ndescription: The house writing style.\nuser-invocable: false\n---\n# House style\nShort sentences.\n',
-};
-
-/** A temp dir with a skills root holding REPORT_SKILL and NOTES_SKILL. */
-export async function makeSkillsDir(): Promise<{ dir: string; skillsRoot: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillbot-slack-'));
-  const skillsRoot = join(dir, 'skills');
-  await mkdir(join(skillsRoot, REPORT_SKILL.id, 'scripts'), { recursive: true });
-  await writeFile(join(skillsRoot, REPORT_SKILL.id, 'SKILL.md'), REPORT_SKILL.skillMd);
-  await writeFile(join(skillsRoot, REPORT_SKILL.id, 'scripts', 'report.sh'), REPORT_SKILL.script);
-  await chmod(join(skillsRoot, REPORT_SKILL.id, 'scripts', 'report.sh'), 0o755);
-  await mkdir(join(skillsRoot, NOTES_SKILL.id), { recursive: true });
-  await writeFile(join(skillsRoot, NOTES_SKILL.id, 'SKILL.md'), NOTES_SKILL.skillMd);
-  await mkdir(join(skillsRoot, HIDDEN_SKILL.id), { recursive: true });
-  await writeFile(join(skillsRoot, HIDDEN_SKILL.id, 'SKILL.md'), HIDDEN_SKILL.skillMd);
-  return { dir, skillsRoot, remove: () => rm(dir, { recursive: true, force: true }) };
-}
 
 export interface SlackBot {
   app: App;
@@ -59,27 +26,12 @@ export interface SlackBot {
   stop(): Promise<void>;
 }
 
-export async function startSlackBot(options: {
-  slack: FakeSlack;
-  anthropic: FakeAnthropic;
-  skillsRoot: string;
-  storeUrl?: string;
-  env?: Record<string, string>;
-}): Promise<SlackBot> {
-  const config = loadConfig({
-    ANTHROPIC_API_KEY: 'test-key',
-    ANTHROPIC_BASE_URL: options.anthropic.url,
-    SKILLS_DIRS: options.skillsRoot,
-    STORE_URL: options.storeUrl ?? 'memory://',
+export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack }): Promise<SlackBot> {
+  const { app, http } = await createTestApp(options, {
     SLACK_BOT_TOKEN: options.slack.info.botToken,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: options.slack.apiUrl,
-    APPROVAL_TIMEOUT_MS: '30000',
-    ...options.env,
   });
-  const logger = silentLogger();
-  const app = await createApp(config, logger, { watchSkills: false, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 } });
-  const http = new HttpServer(logger, async () => ({ ok: true, detail: {} }));
   let running: RunningPlatform;
   try {
     running = await slackLauncher.start(app, http);
@@ -100,6 +52,37 @@ export async function startSlackBot(options: {
       await app.close();
     },
   };
+}
+
+export interface SlackSetup {
+  slack: FakeSlack;
+  anthropic: FakeAnthropic;
+  skills: SkillsDir;
+  bot: SlackBot;
+}
+
+/**
+ * The set-up most Slack test files share: before their tests, the Slack and Anthropic fakes, a skills folder (with
+ * copies of the named example skills) and a bot between them, handed to `use`; after them, all stopped.
+ */
+export function useSlackBot(
+  use: (setup: SlackSetup) => void,
+  options: { slack?: FakeSlackOptions; anthropic?: FakeAnthropicOptions; examples?: string[]; env?: Record<string, string> } = {},
+): void {
+  const setup: Partial<SlackSetup> = {};
+  beforeAll(async () => {
+    const slack = (setup.slack = await startFakeSlack(options.slack));
+    const anthropic = (setup.anthropic = await startFakeAnthropic(options.anthropic));
+    const skills = (setup.skills = await makeSkillsDir(undefined, options.examples));
+    setup.bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: options.env });
+    use(setup as SlackSetup);
+  });
+  afterAll(async () => {
+    await setup.bot?.stop();
+    await setup.slack?.close();
+    await setup.anthropic?.close();
+    await setup.skills?.remove();
+  });
 }
 
 /** The bot's text replies in a thread (the placeholder, which becomes the answer's first part, and any further parts). */

@@ -1,26 +1,17 @@
 // Socket Mode (SLACK_APP_TOKEN set): the same bot over a WebSocket instead of the HTTP Request URL.
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
-import { commandBody, eventBody, type FakeSlack, messageEvent, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, CHANNEL, makeSkillsDir, REPORT_SKILL, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { lastUserText, textReply } from '../fakes/anthropic.ts';
+import { commandBody, eventBody, type FakeSlack, messageEvent } from '../fakes/slack.ts';
+import { ALICE, CHANNEL, repliesIn, REPORT_SKILL, type SlackBot, useSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
-let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  anthropic = await startFakeAnthropic({ brain: (req) => textReply(`socket echo: ${lastUserText(req) ?? ''}`) });
-  skills = await makeSkillsDir();
-  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: { SLACK_APP_TOKEN: slack.info.appToken, SLACK_SIGNING_SECRET: '' } });
-});
-afterAll(async () => {
-  await bot.stop();
-  await slack.close();
-  await anthropic.close();
-  await skills.remove();
+useSlackBot((started) => ({ slack, bot } = started), {
+  slack: { appToken: 'xapp-socket-test' },
+  anthropic: { brain: (req) => textReply(`socket echo: ${lastUserText(req) ?? ''}`) },
+  env: { SLACK_APP_TOKEN: 'xapp-socket-test', SLACK_SIGNING_SECRET: '' },
 });
 
 describe('Slack in Socket Mode', () => {

@@ -1,33 +1,25 @@
 // What the bot reads when brought into a Slack conversation: the thread before its mention, the channel for
 // "the above", and in its own threads what others wrote since its last reply. Bounded, attributed, quoted.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BrainRequest, type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
-import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, BOB, CHANNEL, makeSkillsDir, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type BrainRequest, type FakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import type { FakeSlack } from '../fakes/slack.ts';
+import type { SkillsDir } from '../platforms/skills.ts';
+import { ALICE, BOB, CHANNEL, type SlackBot, startSlackBot, useSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
+let skills: SkillsDir;
 let bot: SlackBot;
 const extraBots: SlackBot[] = [];
 let requests: BrainRequest[] = [];
 
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  anthropic = await startFakeAnthropic();
-  skills = await makeSkillsDir();
+useSlackBot((started) => ({ slack, anthropic, skills, bot } = started));
+beforeAll(() => {
   slack.addPerson(ALICE, 'Alice Liddell');
   slack.addPerson(BOB, 'Bob Builder');
-  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
 });
 afterEach(async () => {
   await Promise.all(extraBots.splice(0).map((extra) => extra.stop()));
-});
-afterAll(async () => {
-  await bot.stop();
-  await slack.close();
-  await anthropic.close();
-  await skills.remove();
 });
 
 function recordingBrain(answer: string): void {

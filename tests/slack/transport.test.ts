@@ -1,28 +1,16 @@
 // Signatures, acknowledgement before the work, redelivery, and the Web API's 429 and 5xx.
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
-import { type FakeSlack, slackSignature, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, CHANNEL, makeSkillsDir, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { type FakeSlack, slackSignature } from '../fakes/slack.ts';
+import { ALICE, CHANNEL, repliesIn, type SlackBot, useSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
-let skills: Awaited<ReturnType<typeof makeSkillsDir>>;
 let bot: SlackBot;
 
-beforeAll(async () => {
-  // A workspace without AI streaming: answers arrive through the progress message's edits (the fallback).
-  slack = await startFakeSlack({ refuseStreaming: 'feature_not_enabled' });
-  anthropic = await startFakeAnthropic({ brain: () => textReply('pong') });
-  skills = await makeSkillsDir();
-  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot });
-});
-afterAll(async () => {
-  await bot.stop();
-  await slack.close();
-  await anthropic.close();
-  await skills.remove();
-});
+// A workspace without AI streaming: answers arrive through the progress message's edits (the fallback).
+useSlackBot((started) => ({ slack, anthropic, bot } = started), { slack: { refuseStreaming: 'feature_not_enabled' }, anthropic: { brain: () => textReply('pong') } });
 afterEach(() => anthropic.setBrain(() => textReply('pong')));
 
 const mentionText = (slackFake: FakeSlack, text: string): string => `<@${slackFake.info.botUserId}> ${text}`;
