@@ -59,6 +59,8 @@ export class AnswerStream {
     private readonly target: StreamTarget,
     private readonly support: StreamingSupport,
     private readonly logger: Logger,
+    /** Called once the streamed message exists (the sink remembers it for a re-run of the turn). */
+    private readonly onStart?: (ts: string) => void,
   ) {}
 
   /** Why the stream stopped working (its text is then incomplete), or undefined. */
@@ -98,6 +100,7 @@ export class AnswerStream {
               recipientTeamId: this.target.teamId,
               recipientUserId: this.target.userId,
             });
+            this.onStart?.(this.#ts);
           } else {
             await this.api.appendStream({ channel: this.target.channel, ts: this.#ts, markdown: neutralise(markdown) });
           }

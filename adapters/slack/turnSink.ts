@@ -17,6 +17,8 @@ export const PLACEHOLDER_TEXT = '_Working on it…_';
 /** How much of the streamed answer the placeholder previews. */
 const PREVIEW_CHARS = 1500;
 const WRITING_TEXT = '_Writing the answer…_';
+/** What a stream cut off by a failed model call is left reading (the retried answer follows as its own). */
+export const CUT_OFF_TEXT = '_(cut off: Claude was busy; trying again)_';
 
 /** Who and where the turn answers. */
 export interface ThreadTarget {
@@ -42,6 +44,8 @@ export class SlackTurnSink implements TurnSink {
   /** Streams of earlier rounds, ended when a tool call came after their text (they stay as messages). */
   #ending: Array<Promise<unknown>> = [];
   #status = '';
+  #streamMemory: PlaceholderMemory | undefined;
+  #earlierStream: Promise<string | undefined> | undefined;
   #statusCall: Promise<void> = Promise.resolve();
 
   constructor(
@@ -53,10 +57,32 @@ export class SlackTurnSink implements TurnSink {
     this.#live = new LiveMessage(api, target.channel, target.threadTs, logger, (text) => progressBlocks(text, target.turnId));
   }
 
-  /** Posts the placeholder at once, so the person sees the bot took the message (or reuses an earlier run's). */
-  open(memory?: PlaceholderMemory): void {
+  /**
+   * Posts the placeholder at once, so the person sees the bot took the message (or reuses an earlier run's).
+   * `streamMemory` keeps the turn's streamed answer: a re-run (its first instance died mid-answer) removes the
+   * earlier run's stream once its own answer shows, so the thread holds the answer once.
+   */
+  open(memory?: PlaceholderMemory, streamMemory?: PlaceholderMemory): void {
     this.#live.open(PLACEHOLDER_TEXT, memory);
     this.#setStatus('is working…');
+    this.#streamMemory = streamMemory;
+    this.#earlierStream = streamMemory?.get().catch(() => undefined);
+  }
+
+  /** The earlier run's streamed message goes once this run's answer is there (never before: nothing blank). */
+  #replaceEarlierStream(ownTs: string | undefined): void {
+    const earlier = this.#earlierStream;
+    this.#earlierStream = undefined;
+    void earlier
+      ?.then(async (ts) => {
+        if (ts !== undefined && ts !== ownTs) await this.api.delete({ channel: this.target.channel, ts });
+      })
+      .catch((error: unknown) => this.logger.info({ err: slackErrorCode(error) }, "removing an earlier run's streamed answer failed"));
+  }
+
+  #streamStarted(ts: string): void {
+    this.#replaceEarlierStream(ts);
+    this.#streamMemory?.set(ts).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the streamed answer failed'));
   }
 
   progress(text: string): void {
@@ -71,7 +97,7 @@ export class SlackTurnSink implements TurnSink {
     const streaming = this.options.streaming;
     if (streaming?.allowed(this.target.teamId) && !this.#stream?.failed) {
       if (!this.#stream) {
-        this.#stream = new AnswerStream(this.api, this.target, streaming, this.logger);
+        this.#stream = new AnswerStream(this.api, this.target, streaming, this.logger, (ts) => this.#streamStarted(ts));
         this.#live.show(WRITING_TEXT);
       }
       this.#stream.append(delta);
@@ -88,7 +114,7 @@ export class SlackTurnSink implements TurnSink {
       // Its text is void: end it and say so where it stands.
       this.#ending.push(
         stream.finish().then(async () => {
-          if (stream.ts) await this.api.update({ channel: this.target.channel, ts: stream.ts, text: '_(cut off: Claude was busy; trying again)_' });
+          if (stream.ts) await this.api.update({ channel: this.target.channel, ts: stream.ts, text: CUT_OFF_TEXT });
         }).catch(() => undefined),
       );
     }
@@ -126,6 +152,7 @@ export class SlackTurnSink implements TurnSink {
     if (stream?.ts) await this.api.delete({ channel: this.target.channel, ts: stream.ts }).catch(() => undefined);
     const [first = '', ...rest] = splitMessage(markdownToMrkdwn(markdown), SLACK_MESSAGES);
     const replaced = await this.#live.finish(first);
+    this.#replaceEarlierStream(undefined);
     const parts = replaced ? rest : [first, ...rest];
     for (const [index, text] of parts.entries()) {
       try {

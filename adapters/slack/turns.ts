@@ -124,11 +124,11 @@ export function slackPort(
       const target = { channel: thread.channelId, threadTs: thread.threadTs, teamId: thread.teamId, userId: message.userId, turnId };
       const sink = new SlackTurnSink(api, target, log, { streaming, status: assistantThread });
       if (assistantThread) void titleThread(api, store, target, message.text).catch((error: unknown) => log.info({ err: slackErrorCode(error) }, 'setting the thread title failed'));
-      const key = `slack-placeholder:${turnId}`;
-      sink.open({
+      const remembered = (key: string) => ({
         get: () => store.get<string>('chats', key),
-        set: (ts) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS),
+        set: (ts: string) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS),
       });
+      sink.open(remembered(`slack-placeholder:${turnId}`), remembered(`slack-stream:${turnId}`));
       return sink;
     },
   };

@@ -1,6 +1,6 @@
 // The end state of every thread in the fake Slack, read as a person would: which messages got a final reply
 // (and how many), what was posted twice, and bot messages left showing something other than an answer.
-import { PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
+import { CUT_OFF_TEXT, PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
 import type { FakeSlack } from '../../tests/fakes/slack.ts';
 import { parseFinalReply } from './markers.ts';
 
@@ -27,11 +27,12 @@ export function readThreads(slack: FakeSlack): ThreadState {
   let leftOver = 0;
   const leftOverExamples: string[] = [];
   for (const message of slack.messages) {
-    if (message.threadTs === undefined || message.blocks !== undefined) continue;
+    // Approval questions aside; the placeholder carries blocks too (its Stop button) and is judged by its text.
+    if (message.threadTs === undefined || JSON.stringify(message.blocks ?? []).includes('hitl_')) continue;
     const final = parseFinalReply(message.text);
     if (final) {
       finals.set(final.marker, (finals.get(final.marker) ?? 0) + 1);
-    } else if (message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text)) {
+    } else if (message.text !== CUT_OFF_TEXT && (message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text))) {
       leftOver += 1;
       if (leftOverExamples.length < 5) leftOverExamples.push(`${message.channel}/${message.threadTs}: ${message.text.slice(0, 60)}`);
     } else {

@@ -89,6 +89,10 @@ export class SlackWatch {
     const calls = this.slack.calls;
     for (; this.#calls < calls.length; this.#calls++) {
       const call = calls[this.#calls];
+      if (call?.ok && call.method === 'chat.stopStream') {
+        this.#streamEnded(text(call.params.channel), text(call.params.ts), call.at);
+        continue;
+      }
       if (!call?.ok || (call.method !== 'chat.postMessage' && call.method !== 'chat.update')) continue;
       if (call.method === 'chat.update') {
         const question = this.#questionByTs.get(`${text(call.params.channel)}/${text(call.params.ts)}`);
@@ -102,6 +106,15 @@ export class SlackWatch {
       this.finals.set(final.marker, { at: call.at, channel: text(call.params.channel), ts: text(call.params.ts), ...(final.script ? { script: final.script } : {}) });
       this.#waiting.get(final.marker)?.();
     }
+  }
+
+  /** A streamed answer (chat.startStream … stopStream) is final once stopped: its whole text is in the message. */
+  #streamEnded(channel: string, ts: string, at: number): void {
+    const message = this.slack.messages.find((candidate) => candidate.channel === channel && candidate.ts === ts);
+    const final = message ? parseFinalReply(message.text) : undefined;
+    if (!final || this.finals.has(final.marker)) return;
+    this.finals.set(final.marker, { at, channel, ts, ...(final.script ? { script: final.script } : {}) });
+    this.#waiting.get(final.marker)?.();
   }
 
   close(): void {

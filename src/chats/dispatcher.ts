@@ -135,27 +135,37 @@ export class Dispatcher<Outcome = unknown> {
     return 'done';
   }
 
-  /** A re-run of a message (its first instance died after answering) must not post the answer again. */
+  /**
+   * A re-run of a message (its first instance died after answering) must not post the answer again. The claim is
+   * taken before the first streamed text shows, so a re-run of an answered message does not stream it again.
+   */
   private replyOnce(sink: TurnSink, item: InboxItem): TurnSink {
     const { replies, logger } = this.deps;
     const queue = this.queue;
-    // The answer, or the "stopped" note in its place, is posted once whatever re-runs the turn.
-    const once = async (post: () => Promise<void>) => {
+    let claim: Promise<(() => Promise<void>) | undefined> | undefined;
+    const claimed = (): Promise<(() => Promise<void>) | undefined> => {
       if (queue.handedOverChats) {
         logger.info({ chatId: item.message.chatId, turnId: item.id }, 'handed over at shutdown; another instance answers');
-        return;
+        return Promise.resolve(undefined);
       }
-      const posted = await claimReply(replies, item.id);
-      if (!posted) {
-        logger.info({ chatId: item.message.chatId, turnId: item.id }, 'already answered before a restart; not posting again');
-        return;
-      }
+      claim ??= claimReply(replies, item.id).then((posted) => {
+        if (!posted) logger.info({ chatId: item.message.chatId, turnId: item.id }, 'already answered before a restart; not posting again');
+        return posted;
+      });
+      return claim;
+    };
+    // The answer, or the "stopped" note in its place, is posted once whatever re-runs the turn.
+    const once = async (post: () => Promise<void>) => {
+      const posted = await claimed();
+      if (!posted) return;
       await post();
       await posted();
     };
+    const partial = sink.partial?.bind(sink);
     return {
       progress: (text) => sink.progress(text),
-      partial: sink.partial?.bind(sink),
+      // Deltas wait for the claim in the order they came; a failed claim surfaces at reply, which awaits it too.
+      ...(partial ? { partial: (delta: string) => void claimed().then((posted) => posted && partial(delta), () => undefined) } : {}),
       retrying: sink.retrying?.bind(sink),
       ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
       reply: (markdown) => once(() => sink.reply(markdown)),

@@ -39,4 +39,24 @@ describe('a turn re-run after a crash', () => {
     expect(posted).toHaveLength(1);
     expect(posted[0]?.text).toBe('the answer');
   });
+
+  it('streams its answer once: the stream a dead first run left mid-answer goes when the new answer shows', async () => {
+    const threadTs = '1700000000.000200';
+    const message = { worldId: `slack:${slack.info.teamId}:${CHANNEL}`, chatId: `slack:${slack.info.teamId}:${CHANNEL}/${threadTs}`, userId: 'U1', text: 'hi' };
+    const port = slackPort(api, store, silentLogger());
+    // The first run streams half its answer, then its instance dies.
+    port.sinkFor(message, 'turn-2').partial?.('the half');
+    await slack.waitFor(() => slack.thread(CHANNEL, threadTs).find((posted) => posted.text === 'the half'), { what: 'the half-streamed answer' });
+    for (let i = 0; i < 200 && (await store.get('chats', 'slack-stream:turn-2')) === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // The re-run streams the whole answer and finishes.
+    const rerun = port.sinkFor(message, 'turn-2');
+    rerun.partial?.('the whole answer');
+    await rerun.reply('the whole answer');
+    await slack.waitFor(() => (slack.thread(CHANNEL, threadTs).some((posted) => posted.text === 'the half') ? undefined : true), {
+      what: 'the half answer to go',
+    });
+    expect(slack.thread(CHANNEL, threadTs).map((posted) => posted.text)).toEqual(['the whole answer']);
+  });
 });
