@@ -3,7 +3,9 @@
 // verified copy (ExecutorOptions.hashFolder); this wrapper checks the folder first as well, so a change is
 // refused before anything starts and, either way, the model and the person hear one plain sentence: the
 // skill changed since it was approved, and the next attempt asks again.
-import type { ExecRequest, ExecResult, Executor, HashFolder } from '../exec/types.ts';
+import { performance } from 'node:perf_hooks';
+import { refusal } from '../exec/results.ts';
+import type { ExecRequest, Executor, HashFolder } from '../exec/types.ts';
 import { shortHash } from './gate.ts';
 
 /** The sentence a run refused for a changed skill carries (the model relays it; tests look for it). */
@@ -12,21 +14,6 @@ export function changedSinceApproved(approved: string, now: string): string {
     `The skill's files changed since its code was approved (approved content ${shortHash(approved)}, now ${shortHash(now)}), ` +
     'so it did not run. Ask again: the next attempt puts a new question to the person.'
   );
-}
-
-function refused(reason: string): ExecResult {
-  return {
-    status: 'refused',
-    exitCode: null,
-    durationMs: 0,
-    stdout: '',
-    stderr: '',
-    stdoutTruncated: false,
-    stderrTruncated: false,
-    stdoutDroppedBytes: 0,
-    stderrDroppedBytes: 0,
-    reason,
-  };
 }
 
 /**
@@ -53,7 +40,7 @@ export function bindToApprovedContent(executor: Executor, hashFolder: HashFolder
       const { expectedHash } = request;
       if (expectedHash === undefined) return executor.run(request);
       const before = await check({ ...request, expectedHash });
-      if (before !== undefined) return refused(before);
+      if (before !== undefined) return refusal(performance.now(), before);
       const result = await executor.run(request);
       if (result.status !== 'refused') return result;
       // The executor's own check of its copy may have caught a change made after ours: say so plainly.
