@@ -5,6 +5,19 @@ import { lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type Harness, STATS_SKILL, startHarness } from '../agent/harness.ts';
 
 let harness: Harness | undefined;
+
+/** The terminal chat on a fake TTY: what it printed so far, and a wait for a text to show. */
+function openTty(on: Harness, chatId: string) {
+  const input = Object.assign(new PassThrough(), { isTTY: true });
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const waitFor = async (text: string) => {
+    for (let i = 0; i < 500 && !printed.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(printed).toContain(text);
+  };
+  return { input, screen: () => printed, waitFor, done: runTerminalChat(on.app, { input, output, chatId }) };
+}
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
@@ -18,15 +31,7 @@ describe('the interactive terminal chat', () => {
       if (result) return textReply(result.content.includes('lines: 42') ? 'The repo has 42 lines.' : 'It did not run.');
       return toolUseReply('load_skill', { skill_id: 'repo-stats' });
     });
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let screen = '';
-    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const waitFor = async (text: string) => {
-      for (let i = 0; i < 500 && !screen.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(screen).toContain(text);
-    };
-    const done = runTerminalChat(harness.app, { input, output, chatId: 'tty' });
+    const { input, waitFor, done } = openTty(harness, 'tty');
     input.write('how big is the repo?\n');
     await waitFor('1) yes_once   2) yes_in_session   3) no');
     input.write('maybe\n');
@@ -47,24 +52,16 @@ describe('the interactive terminal chat', () => {
       if (result) return textReply('\u001b[2J\u001b]0;pwned\u0007Done \u001b[8mhidden\u001b[0m \u009b31m');
       return toolUseReply('run_skill_script', { skill_id: 'repo-stats', script: 'scripts/count.sh', args });
     });
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let screen = '';
-    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const waitFor = async (text: string) => {
-      for (let i = 0; i < 500 && !screen.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(screen).toContain(text);
-    };
-    const done = runTerminalChat(harness.app, { input, output, chatId: 'tty2' });
+    const { input, screen, waitFor, done } = openTty(harness, 'tty2');
     input.write('count\n');
     await waitFor('3) no');
-    expect(screen).toContain('"--table=customers_archive_95_partition" "--dry<U+200B>-run" "--drop-table" "customers"');
+    expect(screen()).toContain('"--table=customers_archive_95_partition" "--dry<U+200B>-run" "--drop-table" "customers"');
     input.write('3\n');
     await waitFor('Done');
     await waitFor('<U+009B>31m');
-    expect(screen).toContain('<U+001B>[2J<U+001B>]0;pwned<U+0007>Done <U+001B>[8mhidden');
+    expect(screen()).toContain('<U+001B>[2J<U+001B>]0;pwned<U+0007>Done <U+001B>[8mhidden');
     // readline draws its own prompt with escape sequences; none of the model's reach the screen raw.
-    for (const sequence of ['\u001b[2J', '\u001b]0;pwned', '\u0007', '\u001b[8m', '\u009b']) expect(screen).not.toContain(sequence);
+    for (const sequence of ['\u001b[2J', '\u001b]0;pwned', '\u0007', '\u001b[8m', '\u009b']) expect(screen()).not.toContain(sequence);
     input.write('/quit\n');
     expect(await done).toBe(0);
   });
@@ -81,15 +78,7 @@ describe('stopping and starting afresh in the terminal', () => {
       if (text.includes('long poem')) await new Promise<void>((resolve) => (release = resolve));
       return textReply(text.includes('kiwi') ? 'noted: kiwi' : 'short answer');
     });
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let screen = '';
-    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const waitFor = async (text: string) => {
-      for (let i = 0; i < 500 && !screen.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(screen).toContain(text);
-    };
-    const done = runTerminalChat(harness.app, { input, output, chatId: 'stop' });
+    const { input, waitFor, done } = openTty(harness, 'stop');
     input.write('remember kiwi\n');
     await waitFor('noted: kiwi');
     input.write('write a long poem\n');
