@@ -43,7 +43,8 @@ export class SlackWatch {
   readonly #questionByTs = new Map<string, Question>();
   readonly #waiting = new Map<string, () => void>();
   #calls = 0;
-  #messages = 0;
+  /** The ts of every message read so far. */
+  readonly #seen = new Set<string>();
   readonly #timer: NodeJS.Timeout;
 
   constructor(
@@ -76,11 +77,15 @@ export class SlackWatch {
   }
 
   poll(): void {
+    // New messages are appended, but deleted ones (placeholders, replaced streams) leave the list: an index cursor
+    // would skip what was posted after a delete. Read back from the end to the newest message seen before.
     const messages = this.slack.messages;
-    for (; this.#messages < messages.length; this.#messages++) {
-      const message = messages[this.#messages];
-      const approvalId = message ? approvalIdOf(message) : undefined;
-      if (!message || approvalId === undefined || this.questions.has(approvalId) || message.threadTs === undefined) continue;
+    let first = messages.length;
+    while (first > 0 && !this.#seen.has(messages[first - 1]?.ts ?? '')) first -= 1;
+    for (const message of messages.slice(first)) {
+      this.#seen.add(message.ts);
+      const approvalId = approvalIdOf(message);
+      if (approvalId === undefined || this.questions.has(approvalId) || message.threadTs === undefined) continue;
       const question: Question = { approvalId, channel: message.channel, threadTs: message.threadTs, ts: message.ts, postedAt: message.postedAt };
       this.questions.set(approvalId, question);
       this.#questionByTs.set(`${message.channel}/${message.ts}`, question);
