@@ -49,7 +49,7 @@ function skillAt(i: number): Skill {
   const description = `${verb[0].charAt(0).toUpperCase()}${verb[0].slice(1)} ${object[0]} from ${source[0]?.toUpperCase()}${source.slice(1)} ${format}. Use when someone asks to ${verb[0]} ${object[0]}.`;
   return {
     id, description, root: '/bench', dir: `/bench/${id}`, folder: `/bench/${id}`, frontmatter: { name: id, description }, body: '',
-    hash: String(i), scripts: [], resources: [], disableModelInvocation: false, userInvocable: true, allowedTools: [],
+    hash: String(i), scripts: [], runOnLoad: [], resources: [], disableModelInvocation: false, userInvocable: true, allowedTools: [],
     triggers: [], preflight: [], hooks: {}, warnings: [],
     ...(i % 3 === 0 ? { argumentHint: '[period]' } : {}),
   };

@@ -7,6 +7,7 @@ import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
+import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import { isPendingApproval } from './approvals/index.ts';
 import { bindToApprovedContent } from './approvals/index.ts';
@@ -62,6 +63,8 @@ function countRuns(audit: AuditLog, metrics: Metrics): AuditLog {
     },
   };
 }
+
+const WORKSPACE_SWEEP_MS = 12 * 60 * 60 * 1000;
 
 /** Counts the skill processes running now (a gauge), around the one guarded way to run them. */
 function countRunning(executor: Executor): { executor: Executor; running: () => number } {
@@ -147,6 +150,12 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   // The executor runs a copy of the skill only when it hashes to the approved content (hashFolder); the
   // wrapper checks the folder before that too and names a change plainly for the model and the person.
   const scripts = countRunning(bindToApprovedContent(executor, hashFolder));
+  const workspaces = new ChatWorkspaces({ settings: config.workspace, store, owner: (chatId) => executor.workspaceOwner(chatId), logger });
+  // Idle chats' folders go at start and then twice a day; a failed sweep is only logged (it is tried again).
+  const sweepWorkspaces = () => void workspaces.sweep().catch((error: unknown) => logger.warn({ err: error }, 'sweeping idle chat workspaces failed'));
+  sweepWorkspaces();
+  const workspaceSweeper = setInterval(sweepWorkspaces, WORKSPACE_SWEEP_MS);
+  workspaceSweeper.unref();
   const engine = new Engine({
     config,
     client,
@@ -163,6 +172,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     scriptTimeoutMs: config.scriptTimeoutMs,
     logger,
     retry: options.retry,
+    workspaces,
   });
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
@@ -206,7 +216,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
       // one else will: they end now, and their messages say so.
       await approvals.close({ handOver: store.kind === 'redis' });
       await stops.close();
+      clearInterval(workspaceSweeper);
       await registry.close();
+      executor.close();
       await store.close();
     },
   };

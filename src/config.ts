@@ -22,8 +22,19 @@ export interface WorldSettings {
   approvalTimeoutMs: number;
   /** Variables passed to a skill's processes, by skill id (nothing else of the bot's environment is). */
   env: Record<string, Record<string, string>>;
-  /** Skill ids whose processes may reach the network; `['*']` means all. Every other skill process has none. */
+  /** Skill ids whose processes may reach the network (`bash` for the shell); `['*']` means all. Every other skill process has none. */
   network: string[];
+  /** Whether Claude has the shell (the bash tool) here; `bash: false` turns it off (the tool is not offered). */
+  bash: boolean;
+}
+
+/** Each chat's workspace (WORKSPACE_*): where the folders live, their bounds, when an idle one is removed. */
+export interface WorkspaceSettings {
+  /** WORKSPACES_DIR: one folder per chat under it. */
+  root: string;
+  maxBytes: number;
+  maxFiles: number;
+  ttlDays: number;
 }
 
 /** How skill processes are contained (SCRIPT_SANDBOX and the SCRIPT_* bounds). */
@@ -76,6 +87,7 @@ export interface Config {
   approvalTimeoutMs: number;
   scriptTimeoutMs: number;
   sandbox: SandboxSettings;
+  workspace: WorkspaceSettings;
   files: FileLimits;
   context: ContextLimits;
   agent: AgentSettings;
@@ -96,6 +108,7 @@ const worldSchema = z
     approvalTimeoutMs: z.number().int().positive().optional(),
     env: z.record(z.string(), z.record(envName, z.string())).optional(),
     network: z.array(z.string().min(1)).optional(),
+    bash: z.boolean().optional(),
   })
   .strict();
 
@@ -225,6 +238,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     approvalTimeoutMs,
     scriptTimeoutMs: intVar(env, 'SCRIPT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     sandbox: sandboxSettings(env),
+    workspace: {
+      root: optional(env.WORKSPACES_DIR) ?? './data/workspaces',
+      maxBytes: intVar(env, 'WORKSPACE_MAX_MB', 512, 1, 1_048_576) * MiB,
+      maxFiles: intVar(env, 'WORKSPACE_MAX_FILES', 10_000, 10, 10_000_000),
+      ttlDays: intVar(env, 'WORKSPACE_TTL_DAYS', 30, 1, 3650),
+    },
     files: {
       maxBytes: intVar(env, 'FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       maxPerMessage: intVar(env, 'FILES_PER_MESSAGE', 5, 0, 100),
@@ -249,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       approvalTimeoutMs: file.defaults?.approvalTimeoutMs ?? approvalTimeoutMs,
       env: file.defaults?.env ?? {},
       network: file.defaults?.network ?? [],
+      bash: file.defaults?.bash ?? true,
     },
     worlds: file.worlds ?? {},
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -266,6 +286,7 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     approvalTimeoutMs: own.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs,
     env: { ...config.defaults.env, ...own.env },
     network: own.network ?? config.defaults.network,
+    bash: own.bash ?? config.defaults.bash,
   };
 }
 

@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform.ts';
 import { turnContextText } from './threadContext.ts';
-import { fileBlocks, historyFileBlocks, loadMessageFiles, notReadNotice } from './inputFiles.ts';
+import { fileBlocks, historyFileBlocks, type InputFile, loadMessageFiles, type LoadedFiles, type NotRead, notReadNotice } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
@@ -16,9 +16,11 @@ import { ModelRequestError, type RetryPolicy } from './modelCall.ts';
 import { turnOpening } from './opening.ts';
 import { runSkillTool } from './skillTools.ts';
 import { buildSystemPrompt } from './systemPrompt.ts';
-import { TOOL_DEFINITIONS, TOOLS_WITH_SEARCH } from './tools.ts';
+import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
+import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
+import { placeSharedFiles } from '../workspace/sharedFiles.ts';
 
 export interface EngineDeps extends ToolDeps {
   config: Config;
@@ -30,6 +32,8 @@ export interface EngineDeps extends ToolDeps {
   stops: TurnStops;
   metrics?: Metrics;
   retry?: RetryPolicy;
+  /** Each chat's files (/workspace), opened at the start of a turn and saved at its end. */
+  workspaces: ChatWorkspaces;
 }
 
 export interface TurnOutcome {
@@ -128,7 +132,10 @@ export class Engine {
     const snapshot = this.deps.registry.current();
     const history = await this.deps.history.load(message.chatId);
     // Fetched on whichever instance runs the turn (a re-run fetches them again): the inbox keeps no bytes.
-    const loaded = await loadMessageFiles(message.files ?? [], platform.fetchFile?.bind(platform), this.deps.config.files);
+    const fetched = await loadMessageFiles(message.files ?? [], platform.fetchFile?.bind(platform), this.deps.config.files);
+    // The chat's files, as the last run (on any instance) left them; the person's new files join them.
+    const workspace = await this.deps.workspaces.open(message.chatId);
+    const loaded = await placeInWorkspace(workspace, fetched);
     // What people said around the message: data in the person's turn, never in the (cached) system prompt.
     const context = await turnContextText(platform, message, history.length > 0, this.deps.config.context, log);
     let approvalsAsked = 0;
@@ -144,6 +151,7 @@ export class Engine {
       history,
       signal: run.signal,
       files: loaded.files,
+      workspace,
       fileLimits: this.deps.config.files,
       ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
       notice: (text) => void notices.push(text),
@@ -159,7 +167,7 @@ export class Engine {
       model: this.deps.config.model,
       maxTokens: this.deps.config.agent.maxTokens,
       system,
-      tools: catalog.complete ? TOOL_DEFINITIONS : TOOLS_WITH_SEARCH,
+      tools: toolsFor({ shell: settings.bash, search: !catalog.complete }),
       history,
       opening,
       maxToolRounds: this.deps.config.agent.maxToolRounds,
@@ -185,6 +193,8 @@ export class Engine {
     const kept: MessageParam[] =
       stoppedBy === undefined ? turnMessages : [...turnMessages, { role: 'assistant', content: '(The person stopped this turn here.)' }];
     await this.deps.history.appendTurn(message.chatId, turnId, kept);
+    // Before the answer shows: once the person reads it, the next turn may run on another instance.
+    await this.deps.workspaces.save(message.chatId);
     const usage = { ...result.usage, turns: 1 };
     await this.deps.store.set('usage', message.chatId, mergeUsage(await this.usage(message.chatId), usage));
     let status: TurnOutcome['status'];
@@ -260,5 +270,29 @@ function progressText(tool: string, input: unknown): string {
   const named = typeof skillId === 'string' && skillId.length <= 100 ? skillId : undefined;
   if (tool === 'load_skill') return named ? `Loading ${named}…` : 'Loading a skill…';
   if (tool === 'find_skills') return 'Searching the skills…';
+  if (tool === 'str_replace_based_edit_tool') return editorProgress(input);
+  if (tool === 'bash') return 'Using the shell…';
   return 'Running a skill script…';
+}
+
+function editorProgress(input: unknown): string {
+  const { command, path } = (input ?? {}) as { command?: unknown; path?: unknown };
+  const where = typeof path === 'string' && path.length <= 200 ? ` ${path}` : '';
+  return command === 'view' ? `Reading${where}…` : `Editing${where}…`;
+}
+
+/**
+ * The message's files as they are in the workspace: under the name each got there (a clash is renamed), and the
+ * ones that did not fit its bounds named as not read.
+ */
+async function placeInWorkspace(workspace: ChatWorkspace, fetched: LoadedFiles): Promise<LoadedFiles> {
+  const placements = await placeSharedFiles(workspace, fetched.files);
+  const files: InputFile[] = [];
+  const notRead: NotRead[] = [...fetched.notRead];
+  for (const [index, placement] of placements.entries()) {
+    const file = fetched.files[index] as InputFile;
+    if ('placedAs' in placement) files.push({ ...file, name: placement.placedAs });
+    else notRead.push({ name: file.name, reason: placement.notPlaced });
+  }
+  return { files, notRead };
 }

@@ -3,8 +3,9 @@ import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { extname } from 'node:path';
 import type { FileLimits } from '../config.ts';
 import type { MessageFile } from '../platform.ts';
+import { SANDBOX_PATHS } from '../sandboxPaths.ts';
 
-/** A file of the turn, downloaded: the model sees it, and skill scripts find it in SKILLBOT_INPUT_DIR. */
+/** A file of the turn, downloaded: the model sees it, and it is in the chat's workspace under `name`. */
 export interface InputFile {
   name: string;
   mimeType: string;
@@ -135,9 +136,12 @@ export function uniqueName(name: string, taken: readonly { name: string }[]): st
 
 const header = (file: InputFile, kind: string) => `[${kind} attached by the person: ${file.name} (${file.mimeType || 'unknown type'}, ${describeSize(file.bytes.byteLength)})]`;
 
-/** The blocks the model reads for the files, before the message's text. */
+/** The contract's line for a shared file: where it is in the workspace, its type and size. */
+export const fileLine = (file: InputFile): string => `File: ${SANDBOX_PATHS.workspace}/${file.name} (${file.mimeType || 'unknown type'}, ${describeSize(file.bytes.byteLength)})`;
+
+/** The blocks the model reads for the files, before the message's text: first where each is, then its content. */
 export function fileBlocks(loaded: LoadedFiles): ContentBlockParam[] {
-  const blocks: ContentBlockParam[] = [];
+  const blocks: ContentBlockParam[] = loaded.files.length === 0 ? [] : [{ type: 'text', text: loaded.files.map(fileLine).join('\n') }];
   let textLeft = MAX_TOTAL_TEXT_CHARS;
   for (const file of loaded.files) {
     const kind = kindOf(file);
@@ -149,12 +153,12 @@ export function fileBlocks(loaded: LoadedFiles): ContentBlockParam[] {
     } else if (kind.kind === 'text') {
       const text = Buffer.from(file.bytes).toString('utf8');
       const room = Math.min(MAX_TEXT_CHARS, textLeft);
-      const cut = text.length > room ? `${text.slice(0, room)}\n[… cut: ${text.length - room} more characters; scripts get the whole file]` : text;
+      const cut = text.length > room ? `${text.slice(0, room)}\n[… cut: ${text.length - room} more characters; the whole file is at ${SANDBOX_PATHS.workspace}/${file.name}]` : text;
       textLeft -= Math.min(text.length, room);
       blocks.push({ type: 'text', text: `${header(file, 'File')}\n${cut}` });
     } else {
       const why = kind.why ?? 'not readable as text here';
-      blocks.push({ type: 'text', text: `${header(file, 'File')} (${why}; skill scripts find it in SKILLBOT_INPUT_DIR)` });
+      blocks.push({ type: 'text', text: `${header(file, 'File')} (${why}; it is at ${SANDBOX_PATHS.workspace}/${file.name} for scripts and the shell)` });
     }
   }
   for (const file of loaded.notRead) blocks.push({ type: 'text', text: `[File not read: ${file.name}: ${file.reason}.]` });

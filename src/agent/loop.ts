@@ -3,8 +3,8 @@ import type {
   ContentBlockParam,
   MessageParam,
   TextBlockParam,
-  Tool,
   ToolResultBlockParam,
+  ToolUnion,
   ToolUseBlock,
 } from '@anthropic-ai/sdk/resources/messages';
 import { joinUserMessages } from '../chats/history.ts';
@@ -29,7 +29,7 @@ export interface LoopInput {
   model: string;
   maxTokens: number;
   system: string;
-  tools: Tool[];
+  tools: ToolUnion[];
   /** The chat's earlier messages (a valid alternation ending with an assistant message, or empty). */
   history: MessageParam[];
   /** This turn's opening messages: the user's message, possibly followed by runtime-made tool exchanges. */

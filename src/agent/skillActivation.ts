@@ -1,7 +1,8 @@
 // Activating one skill in a chat: what load_skill does (the same envelope, the same approval for bundled
-// code), plus the lifecycle around it. In order: one approval question for the skill's scripts, preflight
-// commands and hooks; pre_context hooks; preflight steps; the scripts the body names; the envelope with the
-// preflight context and variables; the chat's record of active skills; post_context hooks.
+// code), plus the lifecycle around it. In order: one approval question for the skill's run-on-load scripts,
+// preflight commands and hooks; pre_context hooks; preflight steps; the run-on-load scripts; the envelope with the
+// preflight context and variables; the chat's record of active skills; post_context hooks. Loading runs no other
+// script: the ones its instructions name take arguments, and run when the model calls them (run_skill_script).
 import { worldAllowsSkill } from '../config.ts';
 import {
   authorizeSkillCode,
@@ -42,11 +43,11 @@ export interface ActivationRequest {
   args?: string;
 }
 
-/** Every piece of the skill's code, for the one question: scripts, then preflight commands, then hooks. */
+/** Every piece of the skill's code that loading runs, for the one question: run-on-load scripts, preflight commands, hooks. */
 export function activationItems(skill: Skill): ApprovalItem[] {
   const commands = skill.preflight.filter((step): step is PreflightStep & { command: string } => step.command !== undefined);
   return [
-    ...skill.scripts.map((path): ApprovalItem => ({ kind: 'script', path, args: [] })),
+    ...skill.runOnLoad.map((path): ApprovalItem => ({ kind: 'script', path, args: [] })),
     ...commands.map((step): ApprovalItem => ({ kind: 'preflight', path: step.command, args: step.args })),
     ...hookItems(skill, HOOK_EVENTS),
   ];
@@ -82,6 +83,7 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
     skill,
     executor: deps.executor,
     signal: turn.signal,
+    workspace: turn.workspace,
     approval: decision.allowed ? { allowed: true, skillHash: decision.skillHash } : { allowed: false, reason: notApproved(decision) },
     env: scope.env,
     network: scope.network ?? false,
@@ -110,7 +112,7 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
     };
   }
 
-  const calls: ScriptCall[] = skill.scripts.map((script) => ({ script, args: [] }));
+  const calls: ScriptCall[] = skill.runOnLoad.map((script) => ({ script, args: [] }));
   const scriptOutputs = calls.length > 0 ? await runApprovedScripts(deps, turn, skill, calls, decision, true) : [];
   // Arguments first: a preflight value is inserted as it is and never scanned for placeholders again.
   let body = request.args === undefined ? skill.body : substituteArguments(skill.body, request.args);

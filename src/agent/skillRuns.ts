@@ -9,29 +9,36 @@ import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { describeHookFailures, fireHooks, type HookDetails, type HookReport, type HookScope } from '../lifecycle/hooks.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
 import { visible } from '../text/visible.ts';
-import { describeSize, type InputFile } from './inputFiles.ts';
-import { deliverOutputs, prepareRunFolders, runInputs } from './outputFiles.ts';
+import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import { entryAt, writeInside } from '../workspace/safeFiles.ts';
+import { describeSize, safeFileName } from './inputFiles.ts';
+import { loadedSkillMounts } from './loadedSkills.ts';
+import { changedFiles, deliverOutputs } from './runReport.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 
 export interface ScriptCall {
   script: string;
   args: string[];
-  /** Text files the model wrote for the script (name → text), beside the turn's files in SKILLBOT_INPUT_DIR. */
+  /** Text files the model wrote for the script (name → text), written into /workspace before it runs. */
   files?: Record<string, string>;
 }
 
-/** How much of a file Claude wrote the approval question shows. */
-const FILE_PREVIEW_CHARS = 1000;
+/** The model's files of a call under the names they get in the workspace (its top folder). */
+function modelFiles(call: ScriptCall): Array<{ name: string; text: string }> {
+  return Object.entries(call.files ?? {}).map(([name, text]) => ({ name: safeFileName(name), text }));
+}
 
-/** The files a script will read, as approval items: what the person approves includes what the code sees. */
-function fileItems(turnFiles: readonly InputFile[], calls: readonly ScriptCall[]): ApprovalItem[] {
-  const items: ApprovalItem[] = turnFiles.map((file) => ({ kind: 'file', path: file.name, args: [describeSize(file.bytes.byteLength), 'sent in this message'] }));
+/**
+ * The files a script will read, as approval items: what the person approves includes what the code sees. What
+ * Claude wrote is shown whole (the card attaches it as a file when it is long), never cut.
+ */
+async function fileItems(turn: TurnContext, calls: readonly ScriptCall[]): Promise<ApprovalItem[]> {
+  const items: ApprovalItem[] = turn.files.map((file) => ({ kind: 'file', path: `${SANDBOX_PATHS.workspace}/${file.name}`, args: [describeSize(file.bytes.byteLength), 'sent in this message'] }));
   for (const call of calls) {
-    for (const file of runInputs([], call.files)) {
-      // What Claude wrote is part of what the person approves: its start is shown on the question.
-      const text = Buffer.from(file.bytes).toString('utf8');
-      const preview = text.length > FILE_PREVIEW_CHARS ? `${text.slice(0, FILE_PREVIEW_CHARS)}… (${text.length - FILE_PREVIEW_CHARS} more characters)` : text;
-      items.push({ kind: 'file', path: file.name, args: [describeSize(file.bytes.byteLength), `written by Claude for ${call.script}`, preview] });
+    for (const file of modelFiles(call)) {
+      const existing = await entryAt(turn.workspace.dir, file.name, file.name).catch(() => undefined);
+      const source = `written by Claude for ${call.script}${existing === undefined ? '' : ', replacing the workspace file of that name'}`;
+      items.push({ kind: 'file', path: `${SANDBOX_PATHS.workspace}/${file.name}`, args: [describeSize(Buffer.byteLength(file.text)), source, file.text] });
     }
   }
   return items;
@@ -50,7 +57,7 @@ export async function authorizeSkillCode(deps: ToolDeps, turn: TurnContext, skil
   const code = items.filter((item) => item.kind !== 'file');
   turn.progress(`Waiting for approval to run ${code.map((item) => visible(item.path)).join(', ')}…`);
   // Scripts read the turn's files: the question lists them (once), unless the caller listed them already.
-  const listed = items.some((item) => item.kind === 'script') && !items.some((item) => item.kind === 'file') ? [...items, ...fileItems(turn.files, [])] : items;
+  const listed = items.some((item) => item.kind === 'script') && !items.some((item) => item.kind === 'file') ? [...items, ...(await fileItems(turn, []))] : items;
   const content = await contentToApprove(deps.hashFolder, skill);
   if ('error' in content) return { allowed: false, outcome: 'no', decidedBy: SYSTEM_DECIDERS.invalid, reason: content.error };
   const { hash } = content;
@@ -82,6 +89,7 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
     allowed: decision.allowed,
     ...(decision.allowed ? { approvedHash: decision.skillHash } : {}),
     signal: turn.signal,
+    workspace: turn.workspace,
     ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
     ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }),
   };
@@ -100,7 +108,7 @@ export async function runSkillCode(deps: ToolDeps, turn: TurnContext, skill: Ski
   const items: ApprovalItem[] = [
     ...calls.map((call): ApprovalItem => ({ kind: 'script', path: call.script, args: call.args })),
     ...(registered ? hookItems(skill, EXECUTE_HOOK_EVENTS) : []),
-    ...fileItems(turn.files, calls),
+    ...(await fileItems(turn, calls)),
   ];
   const decision = await authorizeSkillCode(deps, turn, skill, items);
   return runApprovedScripts(deps, turn, skill, calls, decision, registered);
@@ -129,29 +137,28 @@ export async function runApprovedScripts(
     const script = { path: call.script, args: call.args };
     const hookFailures = await fire('pre_execute', { script });
     turn.progress(`Running ${visible(`${skill.id}/${call.script}`)}…`);
-    const folders = await prepareRunFolders(runInputs(turn.files, call.files));
-    let result: ExecResult;
-    const delivery: string[] = [];
-    try {
-      result = await deps.executor.run({
-        skillDir: skill.dir,
-        script: call.script,
-        args: call.args,
-        env: turn.settings.env[skill.id] ?? {},
-        timeoutMs: deps.scriptTimeoutMs,
-        signal: turn.signal,
-        network: scope.network ?? false,
-        chatId: turn.chatId,
-        expectedHash: decision.skillHash,
-        inputDir: folders.inputDir,
-        outputDir: folders.outputDir,
-      });
-      // What the script made reaches the chat (not after a stop: the person asked for nothing more).
-      if (result.status !== 'stopped') delivery.push(...(await deliverOutputs(folders.outputDir, skill.id, turn.fileLimits, turn.upload)));
-      for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
-    } finally {
-      await folders.remove().catch((error: unknown) => deps.logger.warn({ err: error }, 'removing a run\'s file folders failed'));
-    }
+    // Exactly the text the person approved, written just before the run.
+    for (const file of modelFiles(call)) await writeInside(turn.workspace.dir, file.name, file.name, Buffer.from(file.text, 'utf8'), turn.workspace.owner);
+    const result = await deps.executor.run({
+      skillDir: skill.dir,
+      skillId: skill.id,
+      script: call.script,
+      args: call.args,
+      skills: await loadedSkillMounts(deps, turn),
+      workspace: turn.workspace,
+      env: turn.settings.env[skill.id] ?? {},
+      timeoutMs: deps.scriptTimeoutMs,
+      signal: turn.signal,
+      network: scope.network ?? false,
+      chatId: turn.chatId,
+      expectedHash: decision.skillHash,
+    });
+    const report = result.workspace;
+    const changed = report === undefined ? undefined : await changedFiles(turn.workspace.dir, report);
+    // What the script made reaches the chat (not after a stop: the person asked for nothing more).
+    const delivery = report === undefined || result.status === 'stopped' ? [] : await deliverOutputs(turn.workspace.dir, report, `the ${skill.id} skill`, turn.fileLimits, turn.upload);
+    for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
+    if (report?.limitReached !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)}: ${report.limitReached}.`);
     await deps.audit.record(runAuditEntry(scope, { kind: 'script', path: call.script, args: call.args }, result));
     if (result.status === 'refused' && result.reason !== undefined) turn.progress(`${visible(`${skill.id}/${call.script}`)} did not run: ${result.reason}`);
     deps.logger.info(
@@ -170,7 +177,8 @@ export async function runApprovedScripts(
     if (result.status !== 'ok') {
       await fire('on_error', { script, result: outcome, error: { source: 'script', message: result.reason ?? `the script ended with status ${result.status}` } });
     }
-    outputs.push(toView(call, result, [...delivery, ...describeHookFailures(hookFailures)]));
+    const view = toView(call, result, [...delivery, ...describeHookFailures(hookFailures)]);
+    outputs.push(changed === undefined ? view : { ...view, workspace: { ...changed, ...(report?.limitReached === undefined ? {} : { limitReached: report.limitReached }) } });
   }
   return outputs;
 }

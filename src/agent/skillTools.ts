@@ -5,6 +5,8 @@ import { missingSkill } from '../skills/loadSkill.ts';
 import type { Skill } from '../skills/types.ts';
 import type { ToolOutcome } from './loop.ts';
 import { findSkillsForTurn } from './findSkills.ts';
+import { runBashTool, SHELL_ID } from './bashTool.ts';
+import { runEditorTool } from './editorTool.ts';
 import { runSkillCode } from './skillRuns.ts';
 import { loadSkillInput, runSkillScriptInput } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
@@ -22,7 +24,7 @@ function findSkill(turn: TurnContext, skillId: string): Skill | ToolOutcome {
 
 /**
  * load_skill: the skill activates in the chat exactly as a trigger or `/skill` would activate it (one approval
- * for its code, preflight steps, the scripts the body names, hooks), and the model gets the envelope.
+ * for the code loading runs: run-on-load scripts, preflight commands, hooks), and the model gets the envelope.
  */
 export async function loadSkillForTurn(deps: ToolDeps, turn: TurnContext, skillId: string): Promise<ToolOutcome> {
   const found = findSkill(turn, skillId);
@@ -65,7 +67,7 @@ async function runSkillScript(deps: ToolDeps, turn: TurnContext, input: unknown)
         missing ? 'script_missing' : 'script_not_referenced',
         missing
           ? `The skill names "${path}" but no such file exists in its folder.${named}`
-          : `"${path}" is not a script the skill's instructions name, so it cannot run.${named}`,
+          : `"${path}" is not a script the skill's instructions (SKILL.md and the markdown files it links to) name, so it cannot run.${named}`,
       ),
       isError: true,
     };
@@ -86,5 +88,9 @@ export async function runSkillTool(deps: ToolDeps, turn: TurnContext, name: stri
   }
   if (name === 'run_skill_script') return runSkillScript(deps, turn, input);
   if (name === 'find_skills') return findSkillsForTurn(turn, input);
-  return { content: `Unknown tool "${name}". Available tools: load_skill, run_skill_script, find_skills.`, isError: true };
+  if (name === 'str_replace_based_edit_tool') return runEditorTool(deps, turn, input);
+  // The shell is offered only where the world allows it; a call anyway (an old conversation) is refused.
+  if (name === SHELL_ID && turn.settings.bash) return runBashTool(deps, turn, input);
+  if (name === SHELL_ID) return { content: 'The shell is turned off in this channel; do the work with the skills\' scripts instead.', isError: true };
+  return { content: `Unknown tool "${name}". Available tools: load_skill, run_skill_script, find_skills, str_replace_based_edit_tool${turn.settings.bash ? ', bash' : ''}.`, isError: true };
 }

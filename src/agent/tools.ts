@@ -1,4 +1,4 @@
-import type { Tool } from '@anthropic-ai/sdk/resources/messages';
+import type { Tool, ToolBash20250124, ToolTextEditor20250728, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 
 /** Tool definitions sent with every request: constant, so they stay inside the cached prefix. */
@@ -6,8 +6,8 @@ export const TOOL_DEFINITIONS: Tool[] = [
   {
     name: 'load_skill',
     description:
-      'Load a skill from the catalog by id: returns its full instructions, the output of the scripts it names ' +
-      '(after a person approves running them) and its reference files. Call it before using a skill.',
+      'Load a skill from the catalog by id: returns its full instructions, where its files are (/skills/<id>) and ' +
+      'its reference files. Call it before using a skill.',
     input_schema: {
       type: 'object',
       properties: { skill_id: { type: 'string', description: 'The id of a skill in <available_skills>.' } },
@@ -17,7 +17,8 @@ export const TOOL_DEFINITIONS: Tool[] = [
   {
     name: 'run_skill_script',
     description:
-      'Run one script that a loaded skill names (a path under scripts/), with arguments. A person must approve ' +
+      'Run one script that a loaded skill names (a path under scripts/), with arguments, in the chat\'s workspace ' +
+      '(/workspace, its working directory: relative paths in arguments name workspace files). A person must approve ' +
       'it first. Arguments are passed as separate argv entries, never through a shell.',
     input_schema: {
       type: 'object',
@@ -29,8 +30,8 @@ export const TOOL_DEFINITIONS: Tool[] = [
           type: 'object',
           additionalProperties: { type: 'string' },
           description:
-            'Text files for the script (file name → content), written beside the files the person sent into the folder ' +
-            'named by SKILLBOT_INPUT_DIR. The person sees them in the approval question.',
+            'Text files for the script (file name → content), written into /workspace before it runs (the folder named ' +
+            'by SKILLBOT_INPUT_DIR). The person sees them, whole, in the approval question.',
         },
       },
       required: ['skill_id', 'script'],
@@ -39,8 +40,14 @@ export const TOOL_DEFINITIONS: Tool[] = [
 ];
 
 /**
- * Offered only when the catalog leaves skills out (public contract: input `{query}`). It is a second constant
- * list, so a world keeps one tool set across turns and the prompt cache keeps hitting.
+ * Anthropic's own client tools, in the newest versions API version 2026-10-21 accepts: Claude is trained on them
+ * and uses them without instructions. skillbot runs them in the chat's workspace (bashTool.ts, editorTool.ts).
+ */
+export const BASH_TOOL: ToolBash20250124 = { type: 'bash_20250124', name: 'bash' };
+export const EDITOR_TOOL: ToolTextEditor20250728 = { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: 100_000 };
+
+/**
+ * Offered only when the catalog leaves skills out (public contract: input `{query}`).
  */
 export const FIND_SKILLS_TOOL: Tool = {
   name: 'find_skills',
@@ -53,7 +60,22 @@ export const FIND_SKILLS_TOOL: Tool = {
     required: ['query'],
   },
 };
-export const TOOLS_WITH_SEARCH: Tool[] = [...TOOL_DEFINITIONS, FIND_SKILLS_TOOL];
+
+/**
+ * The four tool lists a world can have (with or without the shell, with or without search), each a constant, so
+ * a world keeps one tool set across turns and the prompt cache keeps hitting.
+ */
+const TOOL_SETS = {
+  plain: [...TOOL_DEFINITIONS, EDITOR_TOOL],
+  search: [...TOOL_DEFINITIONS, FIND_SKILLS_TOOL, EDITOR_TOOL],
+  shell: [...TOOL_DEFINITIONS, BASH_TOOL, EDITOR_TOOL],
+  shellSearch: [...TOOL_DEFINITIONS, FIND_SKILLS_TOOL, BASH_TOOL, EDITOR_TOOL],
+} satisfies Record<string, ToolUnion[]>;
+
+export function toolsFor(options: { shell: boolean; search: boolean }): ToolUnion[] {
+  if (options.shell) return options.search ? TOOL_SETS.shellSearch : TOOL_SETS.shell;
+  return options.search ? TOOL_SETS.search : TOOL_SETS.plain;
+}
 
 export const findSkillsInput = z.object({ query: z.string().trim().min(1).max(500), limit: z.number().int().min(1).max(20).optional() });
 
@@ -70,3 +92,20 @@ export const runSkillScriptInput = z.object({
 
 export type LoadSkillInput = z.infer<typeof loadSkillInput>;
 export type RunSkillScriptInput = z.infer<typeof runSkillScriptInput>;
+
+export const bashInput = z.object({ command: z.string().max(100_000).optional(), restart: z.boolean().optional() });
+
+export const editorInput = z.discriminatedUnion('command', [
+  z.object({ command: z.literal('view'), path: z.string().min(1).max(4096), view_range: z.tuple([z.number().int(), z.number().int()]).optional() }),
+  z.object({ command: z.literal('create'), path: z.string().min(1).max(4096), file_text: z.string().max(5_000_000) }),
+  z.object({ command: z.literal('str_replace'), path: z.string().min(1).max(4096), old_str: z.string().max(5_000_000), new_str: z.string().max(5_000_000).default('') }),
+  z.object({
+    command: z.literal('insert'),
+    path: z.string().min(1).max(4096),
+    insert_line: z.number().int().min(0),
+    // The tool's documentation names it new_str; some versions say insert_text.
+    new_str: z.string().max(5_000_000).optional(),
+    insert_text: z.string().max(5_000_000).optional(),
+  }),
+]);
+export type EditorInput = z.infer<typeof editorInput>;

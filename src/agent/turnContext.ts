@@ -9,6 +9,7 @@ import type { OutgoingFile } from '../platform.ts';
 import type { InputFile } from './inputFiles.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
+import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
 
 /** The long-lived parts a turn's tools use. */
 export interface ToolDeps {
@@ -40,8 +41,10 @@ export interface TurnContext {
   history: readonly MessageParam[];
   /** Aborted when a person stops the turn: skill processes of the turn are ended with it. */
   signal: AbortSignal;
-  /** The files of the person's message: skill scripts find them in SKILLBOT_INPUT_DIR. */
+  /** The files of the person's message, under the names they got in the workspace. */
   files: readonly InputFile[];
+  /** The chat's workspace (/workspace in every run of the chat). */
+  workspace: ChatWorkspace;
   fileLimits: FileLimits;
   /** Posts a file a script made in the chat; absent where the surface cannot take files. */
   upload?(file: OutgoingFile): Promise<void>;

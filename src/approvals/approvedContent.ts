@@ -29,22 +29,24 @@ export async function contentToApprove(hashFolder: HashFolder | undefined, skill
 
 /** An executor that refuses a request whose skill folder no longer hashes to its `expectedHash`. */
 export function bindToApprovedContent(executor: Executor, hashFolder: HashFolder): Executor {
-  async function check(request: ExecRequest & { expectedHash: string }): Promise<string | undefined> {
+  async function check(request: ExecRequest & { expectedHash: string; skillDir: string }): Promise<string | undefined> {
     const current = await hashFolder(request.skillDir);
     if ('error' in current) return `The skill's files cannot be checked against what was approved (${current.error}), so it did not run.`;
     return current.hash === request.expectedHash ? undefined : changedSinceApproved(request.expectedHash, current.hash);
   }
   return {
     sandbox: () => executor.sandbox(),
+    workspaceOwner: (chatId) => executor.workspaceOwner(chatId),
+    close: () => executor.close(),
     async run(request) {
-      const { expectedHash } = request;
-      if (expectedHash === undefined) return executor.run(request);
-      const before = await check({ ...request, expectedHash });
+      const { expectedHash, skillDir } = request;
+      if (expectedHash === undefined || skillDir === undefined) return executor.run(request);
+      const before = await check({ ...request, expectedHash, skillDir });
       if (before !== undefined) return refusal(performance.now(), before);
       const result = await executor.run(request);
       if (result.status !== 'refused') return result;
       // The executor's own check of its copy may have caught a change made after ours: say so plainly.
-      const after = await check({ ...request, expectedHash });
+      const after = await check({ ...request, expectedHash, skillDir });
       return after === undefined ? result : { ...result, reason: after };
     },
   };

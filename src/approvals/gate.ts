@@ -20,6 +20,8 @@ export interface AuthorizeInput {
   requesterId: string;
   /** `hash`: the content to approve, as on disk now (see contentToApprove in approvedContent.ts). */
   skill: { id: string; hash: string };
+  /** `shell`: Claude's bash tool (skill `bash`, hash SHELL_CONTENT); its question and grant speak of commands. */
+  subject?: 'skill' | 'shell';
   items: ApprovalItem[];
   timeoutMs: number;
   turnId?: string;
@@ -40,6 +42,12 @@ export type AuthorizeResult =
 
 const SHORT_HASH_LENGTH = 12;
 
+/**
+ * What a shell grant is keyed by in place of a content hash: the shell has no files to change, so a grant covers
+ * the chat's commands for its requester (never a sha256, so it cannot stand for a skill named `bash`).
+ */
+export const SHELL_CONTENT = 'shell';
+
 export function shortHash(hash: string): string {
   return hash.slice(0, SHORT_HASH_LENGTH);
 }
@@ -49,17 +57,38 @@ function quoteArg(arg: string): string {
   return `"${visible(arg).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+/** A whole text (a file Claude wrote, a multi-line command) as an indented block, every line kept, none cut. */
+function textBlock(text: string): string[] {
+  return text.split('\n').map((line) => `    │ ${visible(line)}`);
+}
+
+/** One item: its kind, its quoted path and arguments; a file's text and a multi-line command whole below it. */
+function itemLines(item: ApprovalItem): string[] {
+  if (item.kind === 'command') return item.path.includes('\n') ? ['• command:', ...textBlock(item.path)] : [`• command ${quoteArg(item.path)}`];
+  const [size, source, text] = item.args;
+  if (item.kind === 'file' && text !== undefined) return [`• file ${quoteArg(item.path)} ${quoteArg(size ?? '')} ${quoteArg(source ?? '')}, whole:`, ...textBlock(text)];
+  const args = item.args.map(quoteArg).join(' ');
+  return [`• ${item.kind} ${quoteArg(item.path)}${args === '' ? '' : ` ${args}`}`];
+}
+
 /** The question's text: the skill, its short content hash, every item with its arguments, and what a session grant covers. */
 export function formatApprovalBody(
   skill: { id: string; hash: string },
   items: readonly ApprovalItem[],
   grant?: { requesterId: string; ttlMs: number },
+  subject: 'skill' | 'shell' = 'skill',
 ): string {
-  const lines = [`Skill ${visible(skill.id)} (content ${shortHash(skill.hash)}) wants to run:`];
-  for (const item of items) {
-    const args = item.args.map(quoteArg).join(' ');
-    lines.push(`• ${item.kind} ${quoteArg(item.path)}${args === '' ? '' : ` ${args}`}`);
+  if (subject === 'shell') {
+    const lines = ["Claude wants to run a shell command in this thread's workspace (/workspace), in the sandbox:", ...items.flatMap(itemLines)];
+    if (grant !== undefined) {
+      lines.push(
+        `"Yes, for this thread" covers every shell command Claude runs in this thread for ${grant.requesterId}, until ` +
+          `${formatDuration(grant.ttlMs)} after the answer. A request by someone else asks again.`,
+      );
+    }
+    return lines.join('\n');
   }
+  const lines = [`Skill ${visible(skill.id)} (content ${shortHash(skill.hash)}) wants to run:`, ...items.flatMap(itemLines)];
   if (grant !== undefined) {
     lines.push(
       `"Yes, for this thread" covers runs of ${visible(skill.id)} at this version (content ${shortHash(skill.hash)}) asked by ` +
@@ -123,8 +152,8 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
     worldId: input.worldId,
     chatId: input.chatId,
     requesterId: input.requesterId,
-    title: `Run code from skill ${visible(input.skill.id)}?`,
-    body: formatApprovalBody(input.skill, input.items, { requesterId: input.requesterId, ttlMs: grants.ttlMs }),
+    title: input.subject === 'shell' ? 'Run a shell command?' : `Run code from skill ${visible(input.skill.id)}?`,
+    body: formatApprovalBody(input.skill, input.items, { requesterId: input.requesterId, ttlMs: grants.ttlMs }, input.subject),
     options: APPROVAL_OPTIONS,
     defaultOption: 'no',
     timeoutMs: input.timeoutMs,

@@ -9,11 +9,12 @@ export type ApprovalOutcome = ApprovalOption | 'timeout' | 'expired';
 export type ApprovalStatus = 'pending' | 'resolved';
 
 /**
- * One unit of code the question covers (a script with its args, a preflight command, a hook), or a file handed
- * to it (`file`: path = its name in SKILLBOT_INPUT_DIR, args = [its size, where it came from]).
+ * One unit of code the question covers (a script with its args, a preflight command, a hook, a shell command line
+ * as `path`), or a file handed to it (`file`: path = where it is in the sandbox, args = [its size, where it came
+ * from, and for a file Claude wrote, its whole text]).
  */
 export interface ApprovalItem {
-  kind: 'script' | 'preflight' | 'hook' | 'file';
+  kind: 'script' | 'preflight' | 'hook' | 'file' | 'command';
   path: string;
   args: string[];
 }

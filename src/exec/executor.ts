@@ -5,15 +5,18 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.ts';
 import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { checkRequest } from './request.ts';
-import { prepareRun, type PreparedRun, type RunPlan } from './runPlan.ts';
+import { prepareRun, type PreparedRun, type Releases, type RunPlan } from './runPlan.ts';
 import { createRunDirs, removeRunDirs, type RunOwner } from './runDirs.ts';
 import { systemMounts } from './sandbox.ts';
 import { probeSandbox } from './sandboxProbe.ts';
 import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
 import { spawnPrepared } from './spawnRun.ts';
-import { copyOutputs } from './folderCopy.ts';
+import { DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
+import { VerifiedCopies } from './verifiedCopies.ts';
+import { effectiveLimit, guardWorkspace } from './workspaceGuard.ts';
+import { changedFiles, limitSentence, scanTree } from './workspaceTree.ts';
 
 export interface ExecutorOptions {
   /** SCRIPT_TIMEOUT_MS: a run is then killed with its whole sandbox. */
@@ -36,7 +39,10 @@ export interface ExecutorOptions {
   prlimitPath?: string;
   /** Resource bounds of each sandbox (SCRIPT_MAX_PROCESSES, SCRIPT_MEMORY_MB, …). */
   limits?: Partial<SandboxLimits>;
-  /** When the bot runs as root, slot N runs as uid/gid `sandboxUidBase + N` (default 100000). */
+  /**
+   * When the bot runs as root, slot N runs as uid/gid `sandboxUidBase + N` (default 100000), and a chat's runs as
+   * one uid of its own above those (its workspace files belong to it).
+   */
   sandboxUidBase?: number;
   /**
    * The registry's folder hash. With it, every request must carry `expectedHash`, and the private copy of the
@@ -51,6 +57,16 @@ export interface ExecutorOptions {
 const DEFAULT_MAX_CONCURRENT = 4;
 const DEFAULT_MAX_PER_CHAT = 2;
 const DEFAULT_UID_BASE = 100_000;
+/** Chats' uids start this far above the base (slots below), spread over this many ids. */
+const CHAT_UID_OFFSET = 1024;
+const CHAT_UID_SPREAD = 60_000;
+
+/** A chat's sandbox uid offset: stable across runs, restarts and instances (FNV-1a of the chat id). */
+function chatUidOffset(chatId: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(chatId, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return CHAT_UID_OFFSET + (hash % CHAT_UID_SPREAD);
+}
 
 export function createExecutor(options: ExecutorOptions): Executor {
   if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
@@ -69,7 +85,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const nodePath = options.nodePath ?? process.execPath;
   const system = mode === 'bwrap' ? systemMounts(nodePath) : [];
   const uidBase = options.sandboxUidBase ?? DEFAULT_UID_BASE;
-  const ownerOf = (slot: number): RunOwner | undefined => (root ? { uid: uidBase + slot, gid: uidBase + slot } : undefined);
+  const idOwner = (offset: number): RunOwner => ({ uid: uidBase + offset, gid: uidBase + offset });
+  const sandboxedAsRoot = root && mode === 'bwrap';
+  const ownerOf = (slot: number, chatId?: string): RunOwner | undefined =>
+    root ? idOwner(chatId === undefined ? slot : chatUidOffset(chatId)) : undefined;
+  const copies =
+    options.hashFolder === undefined
+      ? undefined
+      : new VerifiedCopies(options.hashFolder, { ...DEFAULT_SKILL_COPY_BOUNDS, ...(options.maxSkillBytes === undefined ? {} : { maxBytes: options.maxSkillBytes }) });
   const bwrapPath = options.bwrapPath ?? 'bwrap';
   const prlimitPath = options.prlimitPath ?? 'prlimit';
   // Probed once, right away; every run waits for the answer.
@@ -86,12 +109,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
     bwrapPath,
     prlimitPath,
     nodePath,
-    hashFolder: options.hashFolder,
+    ...(copies === undefined ? {} : { copies }),
     maxSkillBytes: options.maxSkillBytes,
   });
 
   return {
     sandbox: () => status,
+    workspaceOwner: (chatId) => (sandboxedAsRoot ? idOwner(chatUidOffset(chatId)) : undefined),
+    close: () => copies?.close(),
     async run(request: ExecRequest): Promise<ExecResult> {
       const queuedAt = performance.now();
       const held: Slot[] = [];
@@ -107,7 +132,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         } else {
           held.push(slot);
           try {
-            result = await runGuarded(request, options, plan(ownerOf(slot.index)), await status, startedAt);
+            result = await runGuarded(request, options, plan(ownerOf(slot.index, request.workspace === undefined ? undefined : request.chatId)), await status, startedAt);
           } catch (error) {
             // Our own fault (e.g. the temp folder could not be made): still a result, never a throw.
             result = refusal(startedAt, `could not run the script: ${(error as Error).message}`, 'failed');
@@ -116,7 +141,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       } finally {
         for (const slot of held.reverse()) slot.release();
       }
-      const fields = { script: request.script, chatId: request.chatId, status: result.status, exitCode: result.exitCode, durationMs: result.durationMs, queuedMs: Math.round(performance.now() - queuedAt - result.durationMs) };
+      const fields = { script: request.script ?? 'shell', chatId: request.chatId, status: result.status, exitCode: result.exitCode, durationMs: result.durationMs, queuedMs: Math.round(performance.now() - queuedAt - result.durationMs) };
       if (result.status === 'ok') logger?.debug(fields, 'skill script finished');
       else logger?.warn({ ...fields, reason: result.reason }, 'skill script did not succeed');
       return result;
@@ -128,30 +153,51 @@ async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunP
   if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
   if (!checked.ok) return refusal(startedAt, checked.reason);
+  const request = checked.request;
   if (!status.usable) {
     return refusal(startedAt, `skill code is not run because the sandbox is unusable: ${status.problem}. To fix: ${status.fix}.`);
   }
-  if (plan.hashFolder !== undefined && checked.request.expectedHash === undefined) {
+  if (plan.copies !== undefined && request.script !== undefined && request.expectedHash === undefined) {
     return refusal(startedAt, 'the run names no approved content hash, so what would run cannot be checked against what was approved');
   }
+  const workspace = request.workspace;
+  const before = workspace === undefined ? undefined : await scanTree(workspace.dir);
+  const bound = workspace === undefined || before === undefined ? undefined : effectiveLimit({ bytes: workspace.maxBytes, files: workspace.maxFiles }, before);
   const dirs = createRunDirs(plan.owner);
+  const releases: Releases = [];
+  const overLimit = new AbortController();
   try {
-    const prepared: PreparedRun | { refused: string } = await prepareRun(checked.request, dirs, plan);
+    const room = bound === undefined || before === undefined ? Number.POSITIVE_INFINITY : bound.bytes - before.bytes;
+    const prepared: PreparedRun | { refused: string } = await prepareRun(request, dirs, plan, room, releases);
     if ('refused' in prepared) return refusal(startedAt, prepared.refused);
-    const result = await spawnPrepared(prepared, checked.request, {
-      timeoutMs: checked.request.timeoutMs ?? options.timeoutMs,
-      killGraceMs: options.killGraceMs,
-      maxOutputBytes: checked.request.maxOutputBytes ?? options.maxOutputBytes,
-      signal: raw.signal,
-      logger: options.logger,
-      startedAt,
-    });
-    if (prepared.copyOutputs && checked.request.outputDir !== undefined) {
-      const copied = await copyOutputs(dirs.output, checked.request.outputDir, { maxBytes: plan.limits.maxFileBytes, maxEntries: 1000 });
-      if (!copied.ok) options.logger?.warn({ script: raw.script, reason: copied.reason }, 'some output files were not kept');
+    const guard = workspace === undefined || before === undefined ? undefined : guardWorkspace(workspace.dir, { bytes: workspace.maxBytes, files: workspace.maxFiles }, before, () => overLimit.abort());
+    let result: ExecResult;
+    try {
+      result = await spawnPrepared(prepared, request, {
+        timeoutMs: request.timeoutMs ?? options.timeoutMs,
+        killGraceMs: options.killGraceMs,
+        maxOutputBytes: request.maxOutputBytes ?? options.maxOutputBytes,
+        signal: raw.signal === undefined ? overLimit.signal : AbortSignal.any([raw.signal, overLimit.signal]),
+        logger: options.logger,
+        startedAt,
+      });
+    } finally {
+      guard?.stop();
     }
-    return result;
+    if (workspace === undefined || before === undefined || bound === undefined) return result;
+    const after = await scanTree(workspace.dir);
+    const limit = { bytes: workspace.maxBytes, files: workspace.maxFiles };
+    // The guard stopped it, or a file hit RLIMIT_FSIZE set to the room left, or it ended over the bound between polls.
+    const fileCapped = room < plan.limits.maxFileBytes && (result.signal === 'SIGXFSZ' || /File too large/i.test(result.stderr));
+    const limitReached =
+      guard?.tripped ?? (after.bytes > bound.bytes || after.files > bound.files || fileCapped ? limitSentence(limit, fileCapped ? { bytes: Infinity, files: 0 } : after) : undefined);
+    const report = { changes: changedFiles(before, after), bytes: after.bytes, files: after.files, ...(limitReached === undefined ? {} : { limitReached }) };
+    if (guard?.tripped !== undefined && result.status === 'stopped') {
+      return { ...result, status: 'failed', reason: `${guard.tripped}: the run was stopped`, workspace: report };
+    }
+    return { ...result, workspace: report };
   } finally {
+    for (const release of releases) release();
     // Every process of the run is dead by now (its PID namespace or group was killed): nothing writes there any
     // more, and the caller need not wait for a large TMPDIR to be deleted.
     void removeRunDirs(dirs).then((failure) => {

@@ -88,29 +88,3 @@ function insideLink(realFrom: string, source: string, rel: string): { text: stri
   if (!path.isAbsolute(text) && lexical.startsWith(`${realFrom}${path.sep}`)) return { text };
   return { text: path.relative(path.dirname(path.join(realFrom, rel)), real) || '.' };
 }
-
-/** Copies the regular files (and folders) the script left in `from` into `to`; symlinks and others are dropped. */
-export async function copyOutputs(from: string, to: string, bounds: CopyBounds): Promise<CopyOutcome> {
-  let bytes = 0;
-  let entries = 0;
-  const pending = [''];
-  while (pending.length > 0) {
-    const rel = pending.pop() as string;
-    const list = readdirSync(path.join(from, rel), { withFileTypes: true });
-    for (const entry of list) {
-      entries += 1;
-      if (entries > bounds.maxEntries) return { ok: false, reason: `the script wrote more than ${bounds.maxEntries} output files` };
-      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) {
-        mkdirSync(path.join(to, childRel), { recursive: true });
-        pending.push(childRel);
-      } else if (entry.isFile()) {
-        const info = lstatSync(path.join(from, childRel));
-        bytes += info.size;
-        if (bytes > bounds.maxBytes) return { ok: false, reason: `the script's output files are larger than ${Math.round(bounds.maxBytes / (1024 * 1024))} MiB` };
-        await copyOne(path.join(from, childRel), path.join(to, childRel), info.size);
-      }
-    }
-  }
-  return { ok: true, bytes };
-}

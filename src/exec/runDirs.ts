@@ -1,4 +1,4 @@
-// A fresh private folder for every run (HOME, TMPDIR, the output folder, the skill's copy), removed after it.
+// A fresh private folder for every run (HOME, TMPDIR, the skill's copy when it is not shared), removed after it.
 import { chownSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,8 +9,6 @@ export interface RunDirs {
   root: string;
   home: string;
   tmp: string;
-  /** Where the script writes files for the thread (copied out to the request's outputDir after the run). */
-  output: string;
   /** The run's /etc/passwd and /etc/group for the sandbox. */
   passwd: string;
   group: string;
@@ -24,7 +22,7 @@ export interface RunOwner {
 
 /**
  * Makes the run's folders (mode 0700). A handful of tiny local syscalls: done synchronously, which costs far less
- * than a round trip through libuv's thread pool for each (it counts in every run's latency). With an owner, HOME, TMPDIR and the output folder are the sandbox user's,
+ * than a round trip through libuv's thread pool for each (it counts in every run's latency). With an owner, HOME and TMPDIR are the sandbox user's,
  * and the root folder too, so that user can reach what is bound into the sandbox.
  */
 export function createRunDirs(owner?: RunOwner): RunDirs {
@@ -33,16 +31,15 @@ export function createRunDirs(owner?: RunOwner): RunDirs {
     root,
     home: path.join(root, 'home'),
     tmp: path.join(root, 'tmp'),
-    output: path.join(root, 'output'),
     passwd: path.join(root, 'passwd'),
     group: path.join(root, 'group'),
   };
-  for (const dir of [dirs.home, dirs.tmp, dirs.output]) mkdirSync(dir, { mode: 0o700 });
+  for (const dir of [dirs.home, dirs.tmp]) mkdirSync(dir, { mode: 0o700 });
   const identity = identityFiles(owner?.uid ?? process.getuid?.() ?? 65534, owner?.gid ?? process.getgid?.() ?? 65534);
   writeFileSync(dirs.passwd, identity.passwd, { mode: 0o644 });
   writeFileSync(dirs.group, identity.group, { mode: 0o644 });
   if (owner !== undefined) {
-    for (const dir of [root, dirs.home, dirs.tmp, dirs.output]) chownSync(dir, owner.uid, owner.gid);
+    for (const dir of [root, dirs.home, dirs.tmp]) chownSync(dir, owner.uid, owner.gid);
   }
   return dirs;
 }

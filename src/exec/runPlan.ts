@@ -1,6 +1,7 @@
-// Everything decided before a skill process starts: the private copy of the skill (checked against the approved
-// hash), the turn's input files, the contained script, its interpreter, and the exact command line and environment.
-import { mkdirSync } from 'node:fs';
+// Everything decided before a skill process starts: the skill folders it sees (private copies checked against the
+// approved hashes), the contained script or the shell command, its interpreter, the workspace, and the exact
+// command line and environment.
+import { chownSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { childEnv } from './childEnv.ts';
 import { containScript } from './containment.ts';
@@ -9,7 +10,9 @@ import { interpreterFor, readFirstLine } from './interpreter.ts';
 import { prlimitArgs, type SandboxLimits } from './limits.ts';
 import type { CheckedRequest } from './request.ts';
 import type { RunDirs, RunOwner } from './runDirs.ts';
-import { bwrapArgs, SANDBOX_PATHS, sandboxEnv } from './sandbox.ts';
+import { SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
+import { bwrapArgs, sandboxEnv } from './sandbox.ts';
+import type { VerifiedCopies } from './verifiedCopies.ts';
 
 /** How this executor runs things, the same for every request. */
 export interface RunPlan {
@@ -21,7 +24,8 @@ export interface RunPlan {
   prlimitPath: string;
   /** The node that runs .js scripts; its install folder is mounted when it is outside the system folders. */
   nodePath: string;
-  hashFolder?: (dir: string) => Promise<{ hash: string } | { error: string }>;
+  /** With the registry's hash: every skill folder a run sees is a copy verified against its approved hash. */
+  copies?: VerifiedCopies;
   maxSkillBytes?: number;
 }
 
@@ -36,74 +40,122 @@ export interface PreparedRun {
   interpreter: string;
   /** Runs in bwrap (which reports a child killed by signal N as exit 128+N). */
   sandboxed: boolean;
-  /** Files written into the run's output folder are copied to the request's outputDir afterwards. */
-  copyOutputs: boolean;
 }
 
-const INPUT_BOUNDS = { maxBytes: 256 * 1024 * 1024, maxEntries: 1000 };
+/** Skill folders held for a run; released (shared copies become evictable) when it ends. */
+export type Releases = Array<() => void>;
 
-export async function prepareRun(request: CheckedRequest, dirs: RunDirs, plan: RunPlan): Promise<PreparedRun | { refused: string }> {
-  const sandboxed = plan.mode === 'bwrap';
-  // The sandbox always runs a private copy: its user may not read the original, and nothing can change it mid-run.
-  let skillDir = request.skillDir;
-  if (sandboxed || plan.hashFolder !== undefined) {
-    // The copy keeps the folder's own name, in case the hash (or a check beside it) looks at it.
-    mkdirSync(path.join(dirs.root, 'skill'), { mode: 0o755 });
-    skillDir = path.join(dirs.root, 'skill', path.basename(path.resolve(request.skillDir)));
-    const bounds = { ...DEFAULT_SKILL_COPY_BOUNDS, ...(plan.maxSkillBytes === undefined ? {} : { maxBytes: plan.maxSkillBytes }) };
-    const copied = await copyFolder(request.skillDir, skillDir, bounds, 'inside');
-    if (!copied.ok) return { refused: `the skill cannot be run: ${copied.reason.replace(/^the folder /, 'the skill folder ')}` };
-  }
-  if (plan.hashFolder !== undefined) {
-    const hashed = await plan.hashFolder(skillDir);
-    if ('error' in hashed) return { refused: `the skill cannot be checked against what was approved: ${hashed.error}` };
-    if (hashed.hash !== request.expectedHash) {
-      return { refused: 'the skill changed since it was approved, so it was not run; ask again to approve what it holds now' };
+interface Mount {
+  id: string;
+  dir: string;
+}
+
+function mountsOf(request: CheckedRequest): Array<{ id: string; dir: string; expectedHash?: string }> {
+  const own =
+    request.skillDir === undefined
+      ? []
+      : [{ id: request.skillId ?? path.basename(path.resolve(request.skillDir)), dir: request.skillDir, ...(request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash }) }];
+  const others = request.skills.filter((skill) => !own.some((mine) => mine.id === skill.id));
+  return [...own, ...others];
+}
+
+/** The folders the run sees: verified shared copies, per-run copies (sandbox without hashes), or the folders themselves. */
+async function skillFolders(request: CheckedRequest, dirs: RunDirs, plan: RunPlan, releases: Releases): Promise<Mount[] | { refused: string }> {
+  const mounts: Mount[] = [];
+  for (const [index, mount] of mountsOf(request).entries()) {
+    if (plan.copies !== undefined) {
+      if (mount.expectedHash === undefined) return { refused: `the skill "${mount.id}" has no approved content hash, so what it holds cannot be checked` };
+      const copy = await plan.copies.acquire(mount.dir, mount.expectedHash);
+      if ('refused' in copy) return copy;
+      releases.push(copy.release);
+      mounts.push({ id: mount.id, dir: copy.dir });
+    } else if (plan.mode === 'bwrap') {
+      // The sandbox always runs a private copy: its user may not read the original, and nothing can change it mid-run.
+      const holder = path.join(dirs.root, 'skill', String(index));
+      mkdirSync(holder, { recursive: true, mode: 0o755 });
+      const dir = path.join(holder, path.basename(path.resolve(mount.dir)));
+      const bounds = { ...DEFAULT_SKILL_COPY_BOUNDS, ...(plan.maxSkillBytes === undefined ? {} : { maxBytes: plan.maxSkillBytes }) };
+      const copied = await copyFolder(mount.dir, dir, bounds, 'inside');
+      if (!copied.ok) return { refused: `the skill cannot be run: ${copied.reason.replace(/^the folder /, 'the skill folder ')}` };
+      mounts.push({ id: mount.id, dir });
+    } else {
+      mounts.push({ id: mount.id, dir: mount.dir });
     }
   }
+  return mounts;
+}
 
-  const contained = await containScript(skillDir, request.script);
-  if (!contained.ok) return { refused: contained.reason };
-  const firstLine = await readFirstLine(contained.scriptPath);
+/** The workspace's output folder exists (scripts write into it without creating it) and belongs to the run's user. */
+function prepareWorkspace(request: CheckedRequest, owner: RunOwner | undefined): void {
+  if (request.workspace === undefined) return;
+  const outputs = path.join(request.workspace.dir, 'outputs');
+  mkdirSync(outputs, { recursive: true, mode: 0o755 });
+  if (owner !== undefined) chownSync(outputs, owner.uid, owner.gid);
+}
+
+/** `fileBytes`: the largest file a process may write (RLIMIT_FSIZE), at most the room left in the workspace. */
+export async function prepareRun(
+  request: CheckedRequest,
+  dirs: RunDirs,
+  plan: RunPlan,
+  fileBytes: number,
+  releases: Releases,
+): Promise<PreparedRun | { refused: string }> {
+  const sandboxed = plan.mode === 'bwrap';
+  const folders = await skillFolders(request, dirs, plan, releases);
+  if ('refused' in folders) return folders;
+  prepareWorkspace(request, plan.owner);
+  const own = request.skillDir === undefined ? undefined : folders[0];
+
+  // The script as the process will name it (inside the sandbox: under /skills/<id>), and what picks its interpreter.
+  let script: { path: string; firstLine: string; executable: boolean } | undefined;
+  if (request.script !== undefined && own !== undefined) {
+    const contained = await containScript(own.dir, request.script);
+    if (!contained.ok) return { refused: contained.reason };
+    const inside = sandboxed
+      ? path.posix.join(skillPathInside(own.id), path.relative(contained.skillDir, contained.scriptPath).split(path.sep).join('/'))
+      : contained.scriptPath;
+    script = { path: inside, firstLine: await readFirstLine(contained.scriptPath), executable: contained.executable };
+  }
+  const interpreter =
+    script === undefined
+      ? { ok: true as const, command: 'bash', args: ['-c', request.shell ?? ''] }
+      : interpreterFor(script.path, script.firstLine, { executable: script.executable, nodePath: plan.nodePath });
+  if (!interpreter.ok) return { refused: interpreter.reason };
 
   if (!sandboxed) {
-    const interpreter = interpreterFor(contained.scriptPath, firstLine, { executable: contained.executable, nodePath: plan.nodePath });
-    if (!interpreter.ok) return { refused: interpreter.reason };
-    const io = {
-      ...(request.inputDir === undefined ? {} : { SKILLBOT_INPUT_DIR: request.inputDir }),
-      ...(request.outputDir === undefined ? {} : { SKILLBOT_OUTPUT_DIR: request.outputDir }),
-    };
+    const workspace = request.workspace?.dir;
+    const io: Record<string, string> = workspace === undefined ? {} : { SKILLBOT_INPUT_DIR: workspace, SKILLBOT_OUTPUT_DIR: path.join(workspace, 'outputs') };
     return {
       command: interpreter.command,
       args: [...interpreter.args, ...request.args],
-      cwd: contained.skillDir,
+      cwd: workspace ?? own?.dir ?? dirs.root,
       env: { ...childEnv(process.env, request.env, dirs), ...io },
       owner: undefined,
       interpreter: interpreter.command,
       sandboxed: false,
-      copyOutputs: false,
     };
   }
 
-  let input: string | undefined;
-  if (request.inputDir !== undefined) {
-    input = path.join(dirs.root, 'input');
-    const copied = await copyFolder(request.inputDir, input, INPUT_BOUNDS, 'skip');
-    if (!copied.ok) return { refused: `the turn's files cannot be given to the script: ${copied.reason}` };
-  }
-  const inside = path.posix.join(SANDBOX_PATHS.skill, path.relative(contained.skillDir, contained.scriptPath).split(path.sep).join('/'));
-  const interpreter = interpreterFor(inside, firstLine, { executable: contained.executable, nodePath: plan.nodePath });
-  if (!interpreter.ok) return { refused: interpreter.reason };
-  const output = request.outputDir === undefined ? undefined : dirs.output;
-  const layout = { skillDir, home: dirs.home, tmp: dirs.tmp, input, output, passwd: dirs.passwd, group: dirs.group, network: request.network ?? false };
+  const cwd = request.workspace !== undefined ? SANDBOX_PATHS.workspace : own !== undefined ? skillPathInside(own.id) : SANDBOX_PATHS.home;
+  const layout = {
+    skills: folders,
+    ...(request.workspace === undefined ? {} : { workspace: request.workspace.dir }),
+    cwd,
+    home: dirs.home,
+    tmp: dirs.tmp,
+    passwd: dirs.passwd,
+    group: dirs.group,
+    network: request.network ?? false,
+  };
+  const limits = { ...plan.limits, maxFileBytes: Math.max(1, Math.min(plan.limits.maxFileBytes, fileBytes)) };
   return {
     command: plan.prlimitPath,
-    args: [...prlimitArgs(plan.limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', interpreter.command, ...interpreter.args, ...request.args],
+    args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', interpreter.command, ...interpreter.args, ...request.args],
     cwd: dirs.root,
-    env: sandboxEnv(process.env, request.env, { input: input !== undefined, output: output !== undefined }),
+    env: sandboxEnv(process.env, request.env, request.workspace !== undefined),
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,
-    copyOutputs: output !== undefined,
   };
 }

@@ -2,28 +2,25 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-/** Where things are inside the sandbox (fixed, so scripts and docs can name them). */
-export const SANDBOX_PATHS = {
-  skill: '/skill',
-  home: '/home/sandbox',
-  tmp: '/tmp',
-  input: '/run/skillbot/input',
-  output: '/run/skillbot/output',
-} as const;
+import { SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
 
-/** PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). */
-export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin';
+/**
+ * PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). /usr/bin
+ * comes first: a separately built /usr/local/bin/python3 (as in python:3 images) does not see Debian's python3-*
+ * modules, while Debian's /usr/bin/python3 sees those and pip's /usr/local ones alike.
+ */
+export const SANDBOX_PATH = '/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin:/usr/local/sbin';
 
 /** What the host folders of one run are, to be bound at SANDBOX_PATHS. */
 export interface SandboxLayout {
-  /** Mounted read-only at /skill, the working directory. */
-  skillDir: string;
+  /** Skill folders (verified copies), each mounted read-only at /skills/<id>. */
+  skills: ReadonlyArray<{ id: string; dir: string }>;
+  /** The chat's workspace, mounted read-write at /workspace. */
+  workspace?: string;
+  /** The working directory inside. */
+  cwd: string;
   home: string;
   tmp: string;
-  /** Mounted read-only. */
-  input?: string;
-  /** Mounted writable. */
-  output?: string;
   /** The run's own /etc/passwd and /etc/group, naming only the sandbox user. */
   passwd: string;
   group: string;
@@ -86,32 +83,24 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '--bind',
     layout.tmp,
     SANDBOX_PATHS.tmp,
-    ...(layout.input === undefined ? [] : ['--ro-bind', layout.input, SANDBOX_PATHS.input]),
-    ...(layout.output === undefined ? [] : ['--bind', layout.output, SANDBOX_PATHS.output]),
-    '--ro-bind',
-    layout.skillDir,
-    SANDBOX_PATHS.skill,
+    ...(layout.workspace === undefined ? [] : ['--bind', layout.workspace, SANDBOX_PATHS.workspace]),
+    ...layout.skills.flatMap((skill) => ['--ro-bind', skill.dir, skillPathInside(skill.id)]),
     // Last, so a node installed under /tmp or a home folder is not hidden by the run's own /tmp and HOME.
     ...system,
     '--chdir',
-    SANDBOX_PATHS.skill,
+    layout.cwd,
   ];
 }
 
 /** The environment of bwrap itself and so of everything inside (bwrap is PID 1 there: its environ is readable). */
-export function sandboxEnv(
-  parent: NodeJS.ProcessEnv,
-  configured: Record<string, string>,
-  io: { input: boolean; output: boolean },
-): Record<string, string> {
+export function sandboxEnv(parent: NodeJS.ProcessEnv, configured: Record<string, string>, workspace: boolean): Record<string, string> {
   return {
     PATH: SANDBOX_PATH,
     LANG: parent.LANG ?? 'C.UTF-8',
     ...configured,
     HOME: SANDBOX_PATHS.home,
     TMPDIR: SANDBOX_PATHS.tmp,
-    ...(io.input ? { SKILLBOT_INPUT_DIR: SANDBOX_PATHS.input } : {}),
-    ...(io.output ? { SKILLBOT_OUTPUT_DIR: SANDBOX_PATHS.output } : {}),
+    ...(workspace ? { SKILLBOT_INPUT_DIR: SANDBOX_PATHS.workspace, SKILLBOT_OUTPUT_DIR: SANDBOX_PATHS.outputs } : {}),
   };
 }
 

@@ -64,9 +64,9 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
     dirs = createRunDirs(options.owner);
     const skillDir = path.join(dirs.root, 'skill');
     mkdirSync(skillDir, { mode: 0o755 });
-    const layout = { skillDir, home: dirs.home, tmp: dirs.tmp, passwd: dirs.passwd, group: dirs.group, network: false };
+    const layout = { skills: [{ id: 'probe', dir: skillDir }], cwd: '/skills/probe', home: dirs.home, tmp: dirs.tmp, passwd: dirs.passwd, group: dirs.group, network: false };
     const result = await execa(prlimit, [...prlimitArgs(options.limits), '--', bwrap, ...bwrapArgs(layout, options.system), '--', 'true'], {
-      env: sandboxEnv({}, {}, { input: false, output: false }),
+      env: sandboxEnv({}, {}, false),
       extendEnv: false,
       reject: false,
       timeout: PROBE_TIMEOUT_MS,

@@ -1,12 +1,35 @@
+import type { WorkspaceChange } from './workspaceTree.ts';
+
 // The one guarded way to run skill code: what callers ask for and what they get back.
 
+/** A skill folder the run sees, read-only, at /skills/<id>: a private copy checked against `expectedHash`. */
+export interface SkillMount {
+  id: string;
+  dir: string;
+  /** The content hash a person approved (or the chat activated); required when the executor hashes folders. */
+  expectedHash?: string;
+}
+
+/** The chat's workspace: mounted read-write at /workspace, the working directory, bounded while the run writes. */
+export interface WorkspaceMount {
+  dir: string;
+  maxBytes: number;
+  maxFiles: number;
+}
+
 export interface ExecRequest {
-  /** The skill folder; the script must resolve (realpath) inside it. Mounted read-only as the working directory. */
-  skillDir: string;
-  /** Path of the script relative to skillDir. Absolute paths and `..` are refused. */
-  script: string;
+  /** The skill whose script runs (mounted at /skills/<id>; id defaults to the folder's name). */
+  skillDir?: string;
+  skillId?: string;
+  /** Path of the script relative to skillDir. Absolute paths and `..` are refused. Exactly one of script and shell. */
+  script?: string;
+  /** A command line for bash -c (Claude's bash tool): runs in the workspace, no skill of its own. */
+  shell?: string;
   /** Passed to argv as given, never through a shell. */
   args?: string[];
+  /** Other skills the run may read (the skills loaded in the chat), each at /skills/<id>. */
+  skills?: SkillMount[];
+  workspace?: WorkspaceMount;
   /** Extra variables the world's config passes to this skill; nothing else of the parent leaks through. */
   env?: Record<string, string>;
   /** Written to stdin then closed; without it stdin is closed at once. Hooks use it for their event JSON. */
@@ -20,14 +43,10 @@ export interface ExecRequest {
   /** The chat the run is for: one chat holds at most `maxConcurrentPerChat` exec slots at once. */
   chatId?: string;
   /**
-   * The content hash a person approved. With the executor's `hashFolder`, the run is refused without it, and the
-   * skill folder is copied, the copy hashed and compared, and the copy (read-only) is what runs.
+   * The content hash a person approved for `skillDir`. With the executor's `hashFolder`, the run is refused
+   * without it, and what runs is a private copy that hashes to it.
    */
   expectedHash?: string;
-  /** A host folder whose files the script reads (read-only) in the folder named by `SKILLBOT_INPUT_DIR`. */
-  inputDir?: string;
-  /** A host folder that receives, after the run, the regular files the script wrote into `SKILLBOT_OUTPUT_DIR`. */
-  outputDir?: string;
   /** Aborting it (a person pressed Stop) ends the whole sandbox at once; the result is `stopped`. */
   signal?: AbortSignal;
 }
@@ -56,6 +75,8 @@ export interface ExecResult {
   stderrDroppedBytes: number;
   /** Why it was refused, stopped or failed, in one sentence (a refusal says what to do). */
   reason?: string;
+  /** With a workspace: the files the run created or changed, and what the workspace holds after it. */
+  workspace?: { changes: WorkspaceChange[]; bytes: number; files: number; limitReached?: string };
 }
 
 /** Whether skill processes can run sandboxed here, found once by a tiny bwrap run. */
@@ -65,7 +86,14 @@ export type SandboxStatus =
   | { mode: 'off'; usable: true; isolates: string[] };
 
 export interface Executor {
+  /**
+   * Who owns a chat's workspace files on the host (the uid its sandboxes run as, when the bot is root), so
+   * files the bot writes there (the person's files, the editor's) stay writable by the chat's scripts.
+   */
+  workspaceOwner(chatId: string): { uid: number; gid: number } | undefined;
   run(request: ExecRequest): Promise<ExecResult>;
   /** The sandbox probe's answer (made once, when the executor is created). */
   sandbox(): Promise<SandboxStatus>;
+  /** Removes the verified skill copies it keeps. */
+  close(): void;
 }

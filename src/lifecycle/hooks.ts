@@ -3,7 +3,7 @@
 // through the guarded executor in its own process, in its own skill's folder with that skill's environment,
 // and reads a JSON description of the event on stdin. Hooks observe: a failing hook is logged, audited and
 // reported, and never stops the other hooks, the script or the turn.
-import type { ExecStatus, Executor } from '../exec/types.ts';
+import type { ExecStatus, Executor, WorkspaceMount } from '../exec/types.ts';
 import { type AuditLog, runAuditEntry } from '../approvals/index.ts';
 import type { Logger } from '../log.ts';
 import type { HookEvent, HookSpec, Skill } from '../skills/types.ts';
@@ -36,6 +36,8 @@ export interface HookScope {
   decidedBy?: string;
   /** The turn's stop: a hook still running when the person stops the turn is ended with it. */
   signal?: AbortSignal;
+  /** The chat's workspace: hooks run there like every process of the chat. */
+  workspace?: WorkspaceMount;
 }
 
 /** What the event is about, beside the skill, world, chat and turn. */
@@ -75,8 +77,10 @@ export function hookEventJson(event: HookEvent, scope: HookScope, details: HookD
 async function runOne(deps: HookDeps, scope: HookScope, event: HookEvent, spec: HookSpec, stdin: string): Promise<HookReport> {
   const result = await deps.executor.run({
     skillDir: scope.skill.dir,
+    skillId: scope.skill.id,
     script: spec.script,
     args: [],
+    ...(scope.workspace === undefined ? {} : { workspace: scope.workspace }),
     env: scope.env,
     network: scope.network ?? false,
     chatId: scope.chatId,

@@ -1,7 +1,7 @@
 // Preflight: the steps a skill declares to gather data before it reaches the model, run in declaration order.
 // A `tool` step calls a built-in deterministic tool; a `command` step runs a script of the skill folder through
 // the guarded executor (argv, no shell, its own timeout, capped output), only once its code is approved.
-import type { ExecResult, Executor } from '../exec/types.ts';
+import type { ExecResult, Executor, WorkspaceMount } from '../exec/types.ts';
 import type { PreflightStep, Skill } from '../skills/types.ts';
 import { runPreflightTool, type PreflightToolContext } from './preflightTools.ts';
 
@@ -29,6 +29,8 @@ export interface PreflightInput {
   onCommand?: (step: PreflightStep, result: ExecResult) => Promise<void>;
   /** The turn's stop: a command still running when the person stops the turn is ended with it. */
   signal?: AbortSignal;
+  /** The chat's workspace: command steps run there like every process of the chat. */
+  workspace?: WorkspaceMount;
 }
 
 export interface StepFailure {
@@ -78,8 +80,10 @@ async function runCommand(step: PreflightStep & { command: string }, input: Pref
   if (!input.approval.allowed) return { ok: false, reason: input.approval.reason };
   const result = await input.executor.run({
     skillDir: input.skill.dir,
+    skillId: input.skill.id,
     script: step.command,
     args: step.args,
+    ...(input.workspace === undefined ? {} : { workspace: input.workspace }),
     env: input.env,
     network: input.network ?? false,
     ...(input.chatId === undefined ? {} : { chatId: input.chatId }),

@@ -1,4 +1,4 @@
-// Our frontmatter extensions (runtime profile only): triggers, preflight steps and hooks.
+// Our frontmatter extensions (runtime profile only): triggers, preflight steps, hooks and run-on-load.
 // They are validated here, at load time; later parts (trigger matching, lifecycle) rely on the shapes.
 import { BUILTIN_PREFLIGHT_TOOLS, isBuiltinPreflightTool } from '../lifecycle/toolNames.ts';
 import { posix } from 'node:path';
@@ -204,4 +204,26 @@ export function checkHooks(value: unknown, folder: FolderFacts, problems: Proble
     if (specs.length > 0) hooks[event as HookEvent] = specs;
   }
   return hooks;
+}
+
+/** `run-on-load`: a list of script paths (under scripts/) that load_skill runs, after approval, in this order. */
+export function checkRunOnLoad(value: unknown, folder: FolderFacts, problems: ProblemList): string[] {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0) {
+    problems.error('RUN_ON_LOAD_INVALID', 'run-on-load', `must be a list of script paths, got ${show(value)}`);
+    return [];
+  }
+  const scripts: string[] = [];
+  list.forEach((item, index) => {
+    const field = `run-on-load[${index}]`;
+    if (typeof item !== 'string') {
+      problems.error('RUN_ON_LOAD_INVALID', field, `must be a script path, got ${show(item)}`);
+      return;
+    }
+    const checked = checkPathInFolder(item, folder);
+    if (!checked.ok) problems.error(`RUN_ON_LOAD_${checked.code}`, field, checked.text);
+    else if (!checked.path.startsWith('scripts/')) problems.error('RUN_ON_LOAD_INVALID', field, `${show(item)} must be a script under scripts/`);
+    else if (!scripts.includes(checked.path)) scripts.push(checked.path);
+  });
+  return scripts;
 }

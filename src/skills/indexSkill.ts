@@ -1,6 +1,6 @@
 // Turning one scanned folder into a Skill (or an InvalidSkill with every problem): parse, validate, and
 // precompute what a turn needs (scripts the body names, reference texts) so the snapshot never reads disk.
-import { basename } from 'node:path';
+import { basename, posix } from 'node:path';
 import type { ScannedFolder } from './folderScanner.ts';
 import { parseSkillMarkdown } from './frontmatter.ts';
 import { bodyNames } from './mentions.ts';
@@ -55,11 +55,34 @@ function resourcesOf(scanned: ScannedFolder, body: string): ResourceFile[] {
   });
 }
 
-function scriptsOf(scanned: ScannedFolder, body: string): string[] {
-  return scanned.files
-    .map((f) => f.path)
-    .filter((p) => p.startsWith('scripts/') && bodyNames(body, p))
-    .sort();
+/**
+ * Scripts under scripts/ that the instructions reach: named in SKILL.md, or in a markdown file of the skill that
+ * SKILL.md names (and so on, as public skills name their form scripts only in a linked forms.md). A file in a
+ * subfolder may name another by its path from the skill folder or from its own folder. A script named nowhere
+ * never runs.
+ */
+export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string): string[] {
+  const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/'));
+  const markdown = files.filter((file): file is { path: string; markdown: string } => file.markdown !== undefined);
+  const found = new Set<string>();
+  const reached = new Set<string>(['SKILL.md']);
+  const pending = [{ from: '', text: body }];
+  while (pending.length > 0) {
+    const { from, text } = pending.pop() as { from: string; text: string };
+    const here = posix.dirname(from);
+    const names = (target: string) => bodyNames(text, target) || (here !== '.' && here !== '' && bodyNames(text, posix.relative(here, target)));
+    for (const script of scripts) if (!found.has(script) && names(script)) found.add(script);
+    for (const file of markdown) {
+      if (reached.has(file.path) || !names(file.path)) continue;
+      reached.add(file.path);
+      pending.push({ from: file.path, text: file.markdown });
+    }
+  }
+  return [...found].sort();
+}
+
+function scriptsOf(scanned: ScannedFolder, body: string, runOnLoad: readonly string[]): string[] {
+  return [...new Set([...referencedScripts(scanned.files, body), ...runOnLoad])].sort();
 }
 
 /** Build the registry's entry for a scanned folder under `profile`. Pure; never throws for file content. */
@@ -114,7 +137,8 @@ export function indexScannedFolder(scanned: ScannedFolder, profile: Profile): In
     frontmatter: parsed.data,
     body: parsed.body,
     hash: scanned.hash,
-    scripts: scriptsOf(scanned, parsed.body),
+    scripts: scriptsOf(scanned, parsed.body, checked.runOnLoad),
+    runOnLoad: checked.runOnLoad,
     resources: resourcesOf(scanned, parsed.body),
     disableModelInvocation: checked.disableModelInvocation,
     userInvocable: checked.userInvocable,

@@ -17,6 +17,8 @@ export const SCAN_LIMITS = {
   maxTotalBytes: 64 * 1024 * 1024,
   /** Text kept of each file under references/ or assets/ that SKILL.md mentions. */
   keepBytes: 32 * 1024,
+  /** A markdown file of the skill is read whole up to this size, for the scripts it names (larger ones name none). */
+  markdownMaxBytes: 256 * 1024,
   /** A bigger SKILL.md is refused. */
   skillMdMaxBytes: 1024 * 1024,
 };

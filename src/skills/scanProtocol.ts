@@ -15,6 +15,8 @@ export interface ScannedFile {
   truncated?: boolean;
   /** Not UTF-8 text (SKILL.md, or a mentioned reference). */
   binary?: boolean;
+  /** A markdown file's whole text (up to markdownMaxBytes): the scripts it names are referenced when SKILL.md reaches it. */
+  markdown?: string;
 }
 
 /** Where a skill folder was found. */

@@ -176,7 +176,7 @@ function scanFolder(place, realDir, entries) {
     const budget = over ? 0 : link ? Infinity : LIMITS.maxTotalBytes - total;
     let result;
     try {
-      result = hashFile(path, follow, budget, isSkillMd ? LIMITS.skillMdMaxBytes : 0);
+      result = hashFile(path, follow, budget, isSkillMd ? LIMITS.skillMdMaxBytes : rel.endsWith('.md') ? LIMITS.markdownMaxBytes : 0);
     } catch (err) {
       if (IGNORED_ERRORS.has(errorCode(err))) continue; // vanished or swapped mid-scan: the watcher reindexes
       errors.push({ code: 'SKILL_FILE_UNREADABLE', message: `${folder}/${rel}: cannot read the file (${errorCode(err)})` });
@@ -202,7 +202,12 @@ function scanFolder(place, realDir, entries) {
         if (skillText === undefined) file.binary = true;
         else file.text = skillText;
       }
-    } else if ((rel.startsWith('references/') || rel.startsWith('assets/')) && skillText?.includes(rel)) {
+    } else if (rel.endsWith('.md') && result.bytes) {
+      // Whole, so the scripts it names can be found (they may run too: see indexSkill.ts).
+      const text = decodeText(result.bytes);
+      if (text !== undefined) file.markdown = text;
+    }
+    if (!isSkillMd && (rel.startsWith('references/') || rel.startsWith('assets/')) && skillText?.includes(rel)) {
       const prefix = decodePrefix(result.prefix, LIMITS.keepBytes);
       if (prefix === undefined) file.binary = true;
       else {

@@ -63,8 +63,13 @@ export interface Skill {
   body: string;
   /** sha256 (hex) over every file of the folder: editing any file changes it. */
   hash: string;
-  /** Scripts under scripts/ that the body names, relative paths, sorted. Only these may ever run. */
+  /**
+   * Scripts the instructions reach (named in SKILL.md or in a markdown file it links to, transitively) and those
+   * of `run-on-load`: relative paths, sorted. Only these may ever run.
+   */
   scripts: string[];
+  /** Our `run-on-load` extension: the only scripts load_skill runs (after approval), in the order listed. */
+  runOnLoad: string[];
   /** Files under references/ and assets/, sorted by path. */
   resources: ResourceFile[];
   /** Claude Code's `disable-model-invocation: true`: out of the catalog, find_skills and load_skill; people may still run it. */
@@ -81,7 +86,16 @@ export interface Skill {
   warnings: SkillProblem[];
 }
 
-/** How a script's run is shown to the model inside `<script_output>` (filled by later issues). */
+/** Files a run created or changed in the chat's workspace, as the model reads them. */
+export interface WorkspaceFilesView {
+  files: Array<{ path: string; size: number; created: boolean; text?: string }>;
+  /** Changed files beyond those listed. */
+  unlisted: number;
+  /** "workspace limit reached (N MiB)" when the run hit the workspace's bound. */
+  limitReached?: string;
+}
+
+/** How a script's run is shown to the model inside `<script_output>`. */
 export interface ScriptOutputView {
   script: string;
   args: string[];
@@ -91,6 +105,7 @@ export interface ScriptOutputView {
   stderr: string;
   truncated: boolean;
   note?: string;
+  workspace?: WorkspaceFilesView;
 }
 
 /** A folder holding SKILL.md that did not load, with everything wrong with it. */

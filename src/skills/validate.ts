@@ -1,13 +1,13 @@
 // The rules for SKILL.md frontmatter, in two profiles: `spec` (exactly the Agent Skills specification) and
 // `runtime` (what the bot loads: spec deviations it can live with become warnings, Claude Code's keys and
 // our extensions are accepted).
-import { checkHooks, checkPlaceholders, checkPreflight, checkTriggers, type FolderFacts } from './extensions.ts';
+import { checkHooks, checkPlaceholders, checkPreflight, checkRunOnLoad, checkTriggers, type FolderFacts } from './extensions.ts';
 import { isPlainObject, ProblemList, show } from './problems.ts';
 import { codePointLength } from './codePoints.ts';
 import type { HookMap, PreflightStep, Profile, SkillProblem } from './types.ts';
 
 export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
-const EXTENSION_KEYS = new Set(['triggers', 'preflight', 'hooks']);
+const EXTENSION_KEYS = new Set(['triggers', 'preflight', 'hooks', 'run-on-load']);
 /**
  * Claude Code's skill keys, accepted in `runtime`. Honoured: `disable-model-invocation`, `user-invocable`
  * (booleans, checked as errors) and `argument-hint`; `allowed-tools` is reported, never a pre-approval; the
@@ -56,6 +56,7 @@ export interface ValidatedFrontmatter {
   triggers: string[];
   preflight: PreflightStep[];
   hooks: HookMap;
+  runOnLoad: string[];
 }
 
 function checkName(value: unknown, folderName: string, problems: ProblemList): void {
@@ -161,6 +162,7 @@ export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatte
     triggers: [],
     preflight: [],
     hooks: {},
+    runOnLoad: [],
   };
   const specKeys: ReadonlySet<string> = new Set(SPEC_KEYS);
   for (const [key, value] of Object.entries(data)) {
@@ -182,6 +184,7 @@ export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatte
     if (data['triggers'] !== undefined) result.triggers = checkTriggers(data['triggers'], problems);
     if (data['preflight'] !== undefined) result.preflight = checkPreflight(data['preflight'], input.folder, problems);
     if (data['hooks'] !== undefined) result.hooks = checkHooks(data['hooks'], input.folder, problems);
+    if (data['run-on-load'] !== undefined) result.runOnLoad = checkRunOnLoad(data['run-on-load'], input.folder, problems);
     checkPlaceholders(input.body, result.preflight, problems);
   }
   return result;

@@ -21,7 +21,8 @@ export const NOTES_SKILL: SkillFixture = {
 export const STATS_SKILL: SkillFixture = {
   name: 'repo-stats',
   description: 'Count lines in the repository.',
-  body: '# Repo stats\nRun scripts/count.sh and report the number.',
+  frontmatter: 'run-on-load: [scripts/count.sh]',
+  body: '# Repo stats\nscripts/count.sh runs when this skill loads (run it again with arguments to narrow it); report the number.',
   files: { 'scripts/count.sh': '#!/bin/bash\necho "lines: 42 args: $*"\n' },
 };
 

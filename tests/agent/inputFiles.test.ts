@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { fileBlocks, historyFileBlocks, type InputFile } from '../../src/agent/inputFiles.ts';
-import { runInputs } from '../../src/agent/outputFiles.ts';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46]);
 const file = (name: string, mimeType: string, bytes: Buffer | string): InputFile => ({ name, mimeType, bytes: Buffer.from(bytes) });
@@ -22,22 +21,16 @@ describe('files as model input', () => {
     const big = Buffer.concat([JPEG, Buffer.alloc(6 * 1024 * 1024)]);
     const shown = blocks(file('huge.jpg', 'image/jpeg', big));
     expect(shown.some((block) => block.type === 'image')).toBe(false);
-    expect(shown[0]?.text).toContain('cannot be shown to Claude');
+    expect(shown[0]?.text).toBe('File: /workspace/huge.jpg (image/jpeg, 6.0 MB)');
+    expect(shown[1]?.text).toContain('cannot be shown to Claude');
   });
 
   it('gives binary data under a text name a one-line note, and keeps only notes of images in history', () => {
     const shown = fileBlocks({ files: [file('data.csv', 'text/csv', Buffer.from([1, 0, 2])), file('a.jpg', 'image/jpeg', JPEG)], notRead: [{ name: 'x.zip', reason: 'too big' }] });
     const texts = shown.map((block) => (block.type === 'text' ? block.text : block.type));
-    expect(texts[0]).toContain('data.csv (text/csv, 3 B)] (not readable as text here');
+    expect(texts[0]).toBe('File: /workspace/data.csv (text/csv, 3 B)\nFile: /workspace/a.jpg (image/jpeg, 10 B)');
+    expect(texts[1]).toContain('data.csv (text/csv, 3 B)] (not readable as text here');
     expect(texts.at(-1)).toBe('[File not read: x.zip: too big.]');
     expect(JSON.stringify(historyFileBlocks(shown))).not.toContain(JPEG.toString('base64'));
-  });
-});
-
-describe("the script's input folder", () => {
-  it("keeps the person's file when Claude writes one of the same name, and never overwrites one", () => {
-    const inputs = runInputs([file('data.csv', 'text/csv', 'theirs')], { 'data.csv': 'mine', 'sub/data.csv': 'mine too', '../../etc/passwd': 'x' });
-    expect(inputs.map((input) => input.name)).toEqual(['data.csv', 'model-data.csv', 'model-data-2.csv', 'passwd']);
-    expect(Buffer.from(inputs[0]?.bytes ?? []).toString()).toBe('theirs');
   });
 });

@@ -1,7 +1,8 @@
 import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { SANDBOX_PATHS } from '../../src/exec/sandbox.ts';
+import { SANDBOX_PATHS } from '../../src/sandboxPaths.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
 const secrets = {
@@ -76,14 +77,14 @@ describe('the environment a skill script sees', () => {
     expect(env.HOME).not.toBe('/root');
   });
 
-  it('runs in the skill folder, mounted at /skill', async () => {
+  it('without a workspace, runs in the skill folder, mounted at /skills/<id>', async () => {
     const { cwd } = await runPrintEnv();
-    expect(cwd).toBe(SANDBOX_PATHS.skill);
+    expect(cwd).toBe(`${SANDBOX_PATHS.skills}/${path.basename(skill.dir)}`);
   });
 
-  it('runs a bash script in the skill folder too', async () => {
+  it('runs a bash script in the skill folder too, at the id it is given', async () => {
     await skill.write('scripts/where.sh', '#!/bin/bash\npwd\n');
-    const result = await createExecutor({ timeoutMs: 10_000 }).run({ skillDir: skill.dir, script: 'scripts/where.sh' });
-    expect(result.stdout.trim()).toBe(SANDBOX_PATHS.skill);
+    const result = await createExecutor({ timeoutMs: 10_000 }).run({ skillDir: skill.dir, skillId: 'where-am-i', script: 'scripts/where.sh' });
+    expect(result.stdout.trim()).toBe(`${SANDBOX_PATHS.skills}/where-am-i`);
   });
 });

@@ -1,6 +1,7 @@
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { SANDBOX_PATHS } from '../../src/exec/sandbox.ts';
+import { SANDBOX_PATHS } from '../../src/sandboxPaths.ts';
 import { interpreterFor } from '../../src/exec/interpreter.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
@@ -114,8 +115,8 @@ describe('running scripts of each kind', () => {
 
   it('reports a shebang interpreter that cannot be executed (EACCES) as failed', async () => {
     await skill.write('bin/notexec', 'plain file\n', { executable: false });
-    // The skill folder is at /skill inside the sandbox.
-    await skill.write('scripts/uses', `#!${SANDBOX_PATHS.skill}/bin/notexec\n`);
+    // The skill folder is at /skills/<id> inside the sandbox (the id defaults to the folder's name).
+    await skill.write('scripts/uses', `#!${SANDBOX_PATHS.skills}/${path.basename(skill.dir)}/bin/notexec\n`);
     const result = await run('scripts/uses');
     expect(result.status).toBe('failed');
     expect(result.reason).toMatch(/permission denied/);

@@ -169,7 +169,7 @@ print(count)
   });
 
   it('cannot write into its skill folder, not even by remounting it', async () => {
-    await skill.write('scripts/self.sh', '#!/bin/bash\necho changed >> "$0" && echo WROTE\ntouch /skill/new && echo TOUCHED\nmount -o remount,rw /skill 2>/dev/null && echo REMOUNTED\nexit 0\n');
+    await skill.write('scripts/self.sh', '#!/bin/bash\necho changed >> "$0" && echo WROTE\ntouch /skills/skill/new && echo TOUCHED\nmount -o remount,rw /skills/skill 2>/dev/null && echo REMOUNTED\nexit 0\n');
     const before = await readFile(path.join(skill.dir, 'scripts/self.sh'), 'utf8');
     const result = await run('scripts/self.sh');
     expect(result.status).toBe('ok');

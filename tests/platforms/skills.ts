@@ -10,11 +10,12 @@ import { type SkillSpec, writeSkill } from '../lifecycle/engineHarness.ts';
 export type TestSkill = SkillSpec & { id: string };
 const skill = (spec: SkillSpec): TestSkill => ({ ...spec, id: spec.name });
 
-/** A skill whose instructions name a script, so loading it asks for approval. */
+/** A skill that runs a script when it loads (`run-on-load`), so loading it asks for approval. */
 export const REPORT_SKILL = skill({
   name: 'disk-report',
   description: 'Report disk usage of the project.',
-  body: '# Disk report\nRun scripts/report.sh and summarise its output.',
+  frontmatter: 'run-on-load: [scripts/report.sh]',
+  body: '# Disk report\nscripts/report.sh runs when this skill loads; summarise its output.',
   files: { 'scripts/report.sh': '#!/bin/sh\necho "disk used: 42%"\n' },
 });
 export const NOTES_SKILL = skill({
@@ -37,7 +38,8 @@ export const SLOW_SLEEP = uniqueSleep();
 export const SLOW_SKILL = skill({
   name: 'slow-job',
   description: 'A job that takes a long time.',
-  body: 'Run scripts/slow.sh.',
+  frontmatter: 'run-on-load: [scripts/slow.sh]',
+  body: 'scripts/slow.sh runs when this skill loads.',
   files: { 'scripts/slow.sh': `#!/bin/sh\nsleep ${SLOW_SLEEP}\n` },
 });
 

@@ -67,6 +67,7 @@ export function skillValue(id: string, description: string, extra: Partial<Skill
     body: `# ${id}\n\nDo the thing.\n`,
     hash: '0'.repeat(64),
     scripts: [],
+    runOnLoad: [],
     resources: [],
     disableModelInvocation: false,
     userInvocable: true,

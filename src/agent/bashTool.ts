@@ -1,0 +1,88 @@
+// Claude's own bash tool, run by skillbot: each command runs in the chat's sandbox (the workspace at /workspace as
+// its working directory, the chat's loaded skills at /skills/<id>, no network unless the world's `network` list
+// holds `bash`), and only after a person approved that exact command (or a "yes for this thread" grant for shell
+// commands of this requester covers it). Each command starts a fresh shell: files persist, shell state does not.
+import { worldAllowsNetwork } from '../config.ts';
+import { authorize, notRunSentence, runAuditEntry, SHELL_CONTENT } from '../approvals/index.ts';
+import { visible } from '../text/visible.ts';
+import { loadedSkillMounts } from './loadedSkills.ts';
+import type { ToolOutcome } from './loop.ts';
+import { changedFiles, changesText, deliverOutputs } from './runReport.ts';
+import { bashInput } from './tools.ts';
+import type { ToolDeps, TurnContext } from './turnContext.ts';
+
+/** The name grants, audit records and metrics give the shell. */
+export const SHELL_ID = 'bash';
+
+const RESTARTED =
+  'The shell was restarted. (Every command already starts a fresh bash in /workspace: files in the workspace persist, ' +
+  'variables and the current directory do not.)';
+
+/** One command line as the progress line shows it: its first line, cut. */
+function shortCommand(command: string): string {
+  const first = command.split('\n')[0] ?? '';
+  return visible(first.length > 80 || command.includes('\n') ? `${first.slice(0, 80)}…` : first);
+}
+
+function outputText(stdout: string, stderr: string): string {
+  const parts = [stdout.trimEnd(), stderr.trimEnd()].filter((part) => part !== '');
+  return parts.join('\n');
+}
+
+export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unknown): Promise<ToolOutcome> {
+  const parsed = bashInput.safeParse(input);
+  if (!parsed.success) return { content: 'bash needs {"command": "<command line>"} (or {"restart": true}).', isError: true };
+  if (parsed.data.restart === true && parsed.data.command === undefined) return { content: RESTARTED };
+  const command = parsed.data.command;
+  if (command === undefined || command.trim() === '') return { content: 'bash needs a non-empty "command".', isError: true };
+
+  const item = { kind: 'command' as const, path: command, args: [] };
+  turn.progress(`Waiting for approval to run \`${shortCommand(command)}\`…`);
+  const decision = await authorize(
+    { approvals: deps.approvals, grants: deps.grants, audit: deps.audit },
+    {
+      worldId: turn.worldId,
+      chatId: turn.chatId,
+      requesterId: turn.requesterId,
+      skill: { id: SHELL_ID, hash: SHELL_CONTENT },
+      subject: 'shell',
+      items: [item],
+      timeoutMs: turn.settings.approvalTimeoutMs,
+      turnId: turn.turnId,
+      resumeKey: turn.nextApprovalKey(),
+    },
+  );
+  if (!decision.allowed) {
+    return { content: notRunSentence(decision.outcome, decision.decidedBy).replace('The script did not run', 'The command did not run'), isError: true };
+  }
+  turn.progress(`Running \`${shortCommand(command)}\`…`);
+  const result = await deps.executor.run({
+    shell: command,
+    workspace: turn.workspace,
+    skills: await loadedSkillMounts(deps, turn),
+    timeoutMs: deps.scriptTimeoutMs,
+    signal: turn.signal,
+    network: worldAllowsNetwork(turn.settings, SHELL_ID),
+    chatId: turn.chatId,
+  });
+  const scope = { worldId: turn.worldId, chatId: turn.chatId, turnId: turn.turnId, requesterId: turn.requesterId, skill: { id: SHELL_ID, hash: SHELL_CONTENT }, ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }), ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }) };
+  await deps.audit.record(runAuditEntry(scope, item, result));
+  deps.logger.info({ chatId: turn.chatId, turnId: turn.turnId, tool: SHELL_ID, status: result.status, ms: result.durationMs }, 'shell command ran');
+
+  const report = result.workspace;
+  const delivery = report === undefined || result.status === 'stopped' ? [] : await deliverOutputs(turn.workspace.dir, report, 'a shell command', turn.fileLimits, turn.upload);
+  for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
+  if (report?.limitReached !== undefined) turn.notice(`A shell command stopped: ${report.limitReached}.`);
+  const parts = [outputText(result.stdout, result.stderr)];
+  if (result.stdoutTruncated || result.stderrTruncated) parts.push(`(output cut: ${result.stdoutDroppedBytes + result.stderrDroppedBytes} more bytes were dropped)`);
+  if (result.status === 'ok') {
+    if (parts[0] === '') parts[0] = '(no output)';
+  } else if (result.status === 'failed' && result.exitCode !== null) {
+    parts.push(`(exit code ${result.exitCode})`);
+  } else {
+    parts.push(`(the command did not complete: ${result.reason ?? result.status})`);
+  }
+  if (report !== undefined) parts.push(changesText(await changedFiles(turn.workspace.dir, report), report.limitReached));
+  parts.push(...delivery);
+  return { content: parts.filter((part) => part !== '').join('\n'), isError: result.status !== 'ok' };
+}

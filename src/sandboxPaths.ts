@@ -1,0 +1,17 @@
+// Where things are inside the sandbox: the public contract (shared/DESIGN.md), the same for every chat, so
+// scripts, skill authors, the model's instructions and tests outside the project can name them. A leaf module:
+// exec mounts these paths, the envelope and the system prompt name them.
+
+export const SANDBOX_PATHS = {
+  /** The chat's workspace: the working directory of every run of the chat, and SKILLBOT_INPUT_DIR. */
+  workspace: '/workspace',
+  /** SKILLBOT_OUTPUT_DIR: what a run leaves here is uploaded to the thread (and stays in the workspace). */
+  outputs: '/workspace/outputs',
+  /** Skills are at /skills/<id>: the verified copy at the approved hash, read-only. */
+  skills: '/skills',
+  home: '/home/sandbox',
+  tmp: '/tmp',
+} as const;
+
+/** Where skill `id` is inside the sandbox. */
+export const skillPathInside = (id: string): string => `${SANDBOX_PATHS.skills}/${id}`;
