@@ -48,6 +48,7 @@ export function describeMissing(dependency: MissingDependency): string {
 
 /** "pypdf (python3-pypdf)": a short name for a one-line summary (doctor). */
 export function shortMissing(dependency: MissingDependency): string {
-  const pkg = dependency.install.debian ?? (dependency.install.pip !== undefined ? `pip ${dependency.install.pip}` : `npm ${dependency.install.npm ?? dependency.name}`);
+  const { debian, pip, npm } = dependency.install;
+  const pkg = debian?.split(' ')[0] ?? (pip !== undefined ? `pip ${pip}` : `npm ${npm ?? dependency.name}`);
   return dependency.install.guessed === true || pkg === dependency.name ? dependency.name : `${dependency.name} (${pkg})`;
 }
