@@ -48,6 +48,9 @@ const FORM_FILES: Record<string, string> = {
     '```bash',
     'python3 scripts/fill_fields.py in.pdf values.json out.pdf',
     'qpdf --check out.pdf',
+    'pip install skillbot_pip_mod_xyz',
+    'python3 -m skillbot_cli_mod_xyz out.pdf',
+    'python3 -c "import json, skillbot_inline_mod_xyz; print(1)"',
     '```',
     '',
   ].join('\n'),
@@ -116,14 +119,16 @@ describe('skills validate lists what a skill uses that the host lacks', () => {
     expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^scripts/fill_fields\\.py:9: imports the Python module "${MISSING_MODULE}".*python3-skillbot-missing-mod-xyz.*pip install ${MISSING_MODULE}`)));
     expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^scripts/render\\.sh:1: runs the program "${MISSING_INTERPRETER}", which this host lacks`)));
     expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:7: imports the Python module "skillbot_doc_mod_xyz"/));
+    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:18: imports the Python module "skillbot_cli_mod_xyz"/));
+    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:19: imports the Python module "skillbot_inline_mod_xyz"/));
     expect(messages).toContainEqual(expect.stringMatching(/^scripts\/build\.js:3: requires the Node package "skillbot-missing-pkg-xyz".*npm install -g skillbot-missing-pkg-xyz/));
     // Stdlib, the skill's own modules, relative imports, docstrings, guarded imports, non-code blocks, and what
     // this host has (pypdf, docx, qpdf, bash, python3) are not reported.
     const all = messages.join('\n');
-    for (const name of ['json', '"os"', 'helpers', 'field_names', 'sibling', 'in_docstring', 'optional_mod', 'not_code', 'pypdf', 'docx"', 'qpdf', 'bash', 'python3"', '"fs"', 'local']) {
+    for (const name of ['skillbot_pip_mod', 'json', '"os"', 'helpers', 'field_names', 'sibling', 'in_docstring', 'optional_mod', 'not_code', 'pypdf', 'docx"', 'qpdf', 'bash', 'python3"', '"fs"', 'local']) {
       expect(all).not.toContain(name);
     }
-    expect(messages).toHaveLength(4);
+    expect(messages).toHaveLength(6);
     expect(report.skills.find((skill) => skill.id === 'clean-tools')!.warnings).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 // Dependencies are visible: what a skill's code uses that the host lacks (for `skills validate` and `doctor`),
 // and what a failed run's stderr says is missing (for the run result).
 import type { SkillProblem } from '../types.ts';
-import { HostView } from './host.ts';
+import type { HostView } from './host.ts';
 import { adviceFor, describeAdvice } from './packages.ts';
 import { scanSkillDependencies } from './scan.ts';
 import type { Dependency, MissingDependency } from './types.ts';
