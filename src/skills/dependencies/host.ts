@@ -11,7 +11,7 @@ const SANDBOX_VISIBLE = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
 export interface HostOptions {
   /** The PATH a skill process gets (default: the sandbox's). */
   searchPath?: string;
-  /** The folder of the bot's own node, which the sandbox also mounts (default: this process's). */
+  /** The bot's own node, whose PREFIX/lib/node it searches for packages (default: this process's). */
   nodePath?: string;
 }
 
@@ -36,8 +36,8 @@ export class HostView {
   /** A plain name is looked up on the sandbox PATH; an absolute path must exist where the sandbox shows it. */
   hasProgram(name: string): boolean {
     if (name.startsWith('/')) return SANDBOX_VISIBLE.some((prefix) => name.startsWith(prefix)) && isExecutable(statOr(name));
-    // The bot's node is mounted too, and runs `.js` scripts: `node` is there even when it is not on PATH.
-    if ((name === 'node' || name === 'nodejs') && isExecutable(statOr(path.join(this.#nodeDir, 'node')))) return true;
+    // The bot's own node (mounted, and running `.js` scripts that have no shebang) is not on this PATH: a
+    // `#!/usr/bin/env node` or a `node x.js` in shell code needs a node here, so it is not counted.
     return this.#searchPath.some((dir) => isExecutable(statOr(path.join(dir, name))));
   }
 
