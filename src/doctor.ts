@@ -1,10 +1,12 @@
-// `skillbot doctor`: one line per check (sandbox, store, state key, platform credentials, skills); exit 1 when one fails.
+// `skillbot doctor`: one line per check (sandbox, store, state key, platform credentials, skills, what the skills'
+// code needs from the host); exit 1 when one fails.
 import type { CommandOutput } from './commandOutput.ts';
 import type { Config } from './config.ts';
 import { executorFromConfig } from './exec/fromConfig.ts';
 import { stateKeyCheck } from './approvals/index.ts';
 import { silentLogger } from './log.ts';
-import { validateFolders } from './skills/validateFolders.ts';
+import { HostView, missingOnHost, scanSkillDependencies, shortMissing } from './skills/dependencies/index.ts';
+import { validateFolders, type FolderValidation } from './skills/validateFolders.ts';
 import { createStore } from './store/createStore.ts';
 
 type Verdict = 'ok' | 'warn' | 'FAIL';
@@ -29,7 +31,8 @@ export async function runDoctor(config: Config, deps: DoctorDeps): Promise<numbe
   const checks: Check[] = [await sandbox(config), await store(config), stateKey(config)];
   if (config.slack.botToken !== undefined) checks.push(await slack(config.slack.apiUrl ?? SLACK_API, config.slack.botToken, http));
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
-  checks.push(await skills(config));
+  const validation = await validateFolders(config.skillsDirs, 'runtime');
+  checks.push(skills(config, validation), await dependencies(validation));
   for (const check of checks) deps.output.out(`${check.verdict.padEnd(4)}  ${check.name}: ${check.text}`);
   return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
 }
@@ -94,8 +97,7 @@ async function discord(apiUrl: string, token: string, http: typeof fetch): Promi
   }
 }
 
-async function skills(config: Config): Promise<Check> {
-  const result = await validateFolders(config.skillsDirs, 'runtime');
+function skills(config: Config, result: FolderValidation): Check {
   const invalid = result.skills.filter((skill) => !skill.valid);
   const problems = [
     ...result.unreadable.map((dir) => `${dir} cannot be read`),
@@ -105,4 +107,22 @@ async function skills(config: Config): Promise<Check> {
     return { verdict: 'FAIL', name: 'skills', text: `${invalid.length} of ${result.skills.length} invalid; ${problems.join('; ')} (details: skillbot skills validate)` };
   }
   return { verdict: 'ok', name: 'skills', text: `${result.skills.length} valid in ${config.skillsDirs.join(':')}` };
+}
+
+/** A static scan of the valid skills' code: a missing program or module is a warning, never a failure. */
+async function dependencies(result: FolderValidation): Promise<Check> {
+  const host = new HostView();
+  const lacking: string[] = [];
+  const valid = result.skills.filter((skill) => skill.valid);
+  for (const skill of valid) {
+    const missing = missingOnHost(await scanSkillDependencies(skill.path), host, skill.path);
+    if (missing.length > 0) lacking.push(`${skill.id} needs ${missing.map(shortMissing).join(', ')}`);
+  }
+  const name = 'dependencies';
+  if (lacking.length === 0) return { verdict: 'ok', name, text: `what the scripts of ${valid.length} skill(s) use is on this host (static scan)` };
+  return {
+    verdict: 'warn',
+    name,
+    text: `${lacking.length} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)`,
+  };
 }

@@ -4,6 +4,7 @@ import { relative } from 'node:path';
 import type { CommandOutput } from '../commandOutput.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { parseArgs } from './commandArgs.ts';
+import { dependencyWarnings, HostView } from './dependencies/index.ts';
 import { loadSkill } from './loadSkill.ts';
 import { runMatchCommand } from './matchCommand.ts';
 import { SkillRegistry } from './registry.ts';
@@ -158,6 +159,9 @@ async function validate(ctx: SkillsCommandContext, dirs: string[], strict: boole
   if (given && result.unreadable.length > 0) return 2;
   for (const dir of result.empty) ctx.output.err(`skillbot skills validate: no SKILL.md found in ${dir}`);
   const skills: SkillReport[] = result.skills;
+  // What the skills' code uses that this host lacks: warnings only, so exit codes never depend on the host.
+  const host = new HostView();
+  for (const skill of skills) skill.warnings.push(...(await dependencyWarnings(skill.path, host)));
   const invalid = skills.filter((skill) => !skill.valid).length;
   if (json) {
     const summary = { total: skills.length, valid: skills.length - invalid, invalid };

@@ -1,0 +1,54 @@
+// Dependencies are visible: what a skill's code uses that the host lacks (for `skills validate` and `doctor`),
+// and what a failed run's stderr says is missing (for the run result).
+import type { SkillProblem } from '../types.ts';
+import type { HostView } from './host.ts';
+import { adviceFor, describeAdvice } from './packages.ts';
+import { scanSkillDependencies } from './scan.ts';
+import type { Dependency, MissingDependency } from './types.ts';
+
+export { HostView, type HostOptions } from './host.ts';
+export { missingDependencyHint } from './hint.ts';
+export { scanSkillDependencies } from './scan.ts';
+export type { Dependency, DependencyKind, InstallAdvice, MissingDependency, UseSite } from './types.ts';
+
+export const DEPENDENCY_MISSING = 'DEPENDENCY_MISSING';
+
+/**
+ * The dependencies the host lacks, with what to install. Optional ones (imports guarded by `except ImportError`)
+ * are left out; without python3 on the sandbox PATH only python3 itself is reported, not each module.
+ */
+export function missingOnHost(dependencies: readonly Dependency[], host: HostView, skillDir?: string): MissingDependency[] {
+  const missing = dependencies.filter((dependency) => !dependency.optional && !host.has(dependency, skillDir));
+  const noPython = host.pythonSite() === null;
+  const shown = noPython ? missing.filter((dependency) => dependency.kind !== 'python') : missing;
+  if (noPython && shown.length < missing.length && !shown.some((d) => d.kind === 'program' && d.name === 'python3')) {
+    const first = missing.find((dependency) => dependency.kind === 'python')!;
+    shown.push({ kind: 'program', name: 'python3', sites: first.sites, optional: false });
+  }
+  return shown.map((dependency) => ({ ...dependency, install: adviceFor(dependency.kind, dependency.name) }));
+}
+
+/** The scan and the check for one skill folder, as `DEPENDENCY_MISSING` warnings (one per missing thing). */
+export async function dependencyWarnings(skillDir: string, host: HostView): Promise<SkillProblem[]> {
+  const missing = missingOnHost(await scanSkillDependencies(skillDir), host, skillDir);
+  return missing.map((dependency) => ({ code: DEPENDENCY_MISSING, message: describeMissing(dependency) }));
+}
+
+/** `scripts/fill.py:3: imports the Python module "pypdf", which this host lacks; to install: Debian's python3-pypdf (or: pip install pypdf)` */
+export function describeMissing(dependency: MissingDependency): string {
+  const [first, ...rest] = dependency.sites;
+  const where = first === undefined ? '' : `${first.file}:${first.line}${rest.length > 0 ? ` (and ${rest.length} more place(s))` : ''}: `;
+  const verb = {
+    program: `runs the program "${dependency.name}"`,
+    python: `imports the Python module "${dependency.name}"`,
+    node: `requires the Node package "${dependency.name}"`,
+  }[dependency.kind];
+  return `${where}${verb}, which this host lacks; to install: ${describeAdvice(dependency.install)}`;
+}
+
+/** "pypdf (python3-pypdf)": a short name for a one-line summary (doctor). */
+export function shortMissing(dependency: MissingDependency): string {
+  const { debian, pip, npm } = dependency.install;
+  const pkg = debian?.split(' ')[0] ?? (pip !== undefined ? `pip ${pip}` : `npm ${npm ?? dependency.name}`);
+  return dependency.install.guessed === true || pkg === dependency.name ? dependency.name : `${dependency.name} (${pkg})`;
+}

@@ -1,0 +1,37 @@
+// What a skill's code uses from the host, as found by the static scan (scan.ts) and checked by host.ts.
+
+/** A program run by name or path, a Python module imported, or a Node package required. */
+export type DependencyKind = 'program' | 'python' | 'node';
+
+/** Where a use was seen: a path relative to the skill folder and a 1-based line. */
+export interface UseSite {
+  file: string;
+  line: number;
+}
+
+export interface Dependency {
+  kind: DependencyKind;
+  /** The program (name, or absolute path from a shebang), the top-level Python module, or the Node package. */
+  name: string;
+  /** Every place it was seen, in scan order. */
+  sites: UseSite[];
+  /** True when every use is guarded (a Python import inside `try: … except ImportError`): the code copes without it. */
+  optional: boolean;
+}
+
+/** How a person gets a missing dependency on a Debian-like host. */
+export interface InstallAdvice {
+  /** The Debian package that provides it, when there is one. */
+  debian?: string;
+  /** The name to give pip (Python) or npm (Node) when Debian has no package, or as the other way. */
+  pip?: string;
+  npm?: string;
+  /** True when the package name is a guess from the module's name (no entry in packages.ts). */
+  guessed?: boolean;
+  /** A short remark, e.g. that Debian's version is too old for some skills. */
+  note?: string;
+}
+
+export interface MissingDependency extends Dependency {
+  install: InstallAdvice;
+}

@@ -1,0 +1,235 @@
+// Dependencies are visible: `skillbot skills validate` and `skillbot doctor` (run as a person runs them) list what a
+// skill's code uses that this host lacks; a failed run's real stderr becomes one sentence saying what to install.
+import { execFile } from 'node:child_process';
+import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostView, missingDependencyHint, missingOnHost, scanSkillDependencies } from '../../src/skills/dependencies/index.ts';
+import { tempDir, writeSkill } from './helpers.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
+const MISSING_MODULE = 'skillbot_missing_mod_xyz';
+const MISSING_INTERPRETER = 'skillbot-missing-interp-xyz';
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env: options.env ?? { PATH: process.env.PATH ?? '' }, cwd: options.cwd, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function skillbot(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Ran> {
+  return run(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', STORE_URL: 'memory://', ...env }, cwd });
+}
+
+// A form skill in the public skills' style: scripts named in a linked forms.md, a helper package of its own.
+const FORM_FILES: Record<string, string> = {
+  'forms.md': [
+    '# Forms',
+    '',
+    'Fill the fields:',
+    '',
+    '```python',
+    'import json',
+    'import skillbot_doc_mod_xyz',
+    '```',
+    '',
+    '```text',
+    'import skillbot_not_code_xyz',
+    '```',
+    '',
+    '```bash',
+    'python3 scripts/fill_fields.py in.pdf values.json out.pdf',
+    'qpdf --check out.pdf',
+    'pip install skillbot_pip_mod_xyz',
+    'python3 -m skillbot_cli_mod_xyz out.pdf',
+    'python3 -c "import json, skillbot_inline_mod_xyz; print(1)"',
+    '```',
+    '',
+  ].join('\n'),
+  'scripts/fill_fields.py': [
+    '#!/usr/bin/env python3',
+    '"""Fill a PDF form.',
+    '',
+    'import skillbot_in_docstring_xyz',
+    '"""',
+    'import json, sys',
+    'import os.path',
+    'from pypdf import PdfReader, PdfWriter',
+    `from ${MISSING_MODULE}.sub import thing`,
+    'from helpers.fields import read_fields',
+    'import field_names',
+    'from . import sibling',
+    'try:',
+    '    import skillbot_optional_mod_xyz',
+    'except ImportError:',
+    '    skillbot_optional_mod_xyz = None',
+    'import subprocess',
+    'subprocess.run(["qpdf", "--check", sys.argv[1]])',
+    '',
+  ].join('\n'),
+  'scripts/helpers/__init__.py': '',
+  'scripts/helpers/fields.py': 'import docx\n\ndef read_fields(path):\n    return []\n',
+  'scripts/field_names.py': 'NAMES = []\n',
+  'scripts/render.sh': `#!/usr/bin/env ${MISSING_INTERPRETER}\necho hi\n`,
+  'scripts/check.sh': '#!/bin/bash\nset -e\nqpdf --check "$1" | grep -q ok && echo fine\n',
+  'scripts/build.js': "const fs = require('fs');\nconst local = require('./local');\nconst missing = require('skillbot-missing-pkg-xyz');\n",
+  'scripts/local.js': 'module.exports = {};\n',
+};
+const FORM_BODY = '# Form filler\n\nTo fill a PDF form, read FORMS.md and follow it.\n';
+
+let tmp: { path: string; cleanup: () => Promise<void> };
+let root: string;
+let formDir: string;
+let cleanDir: string;
+
+beforeAll(async () => {
+  tmp = await tempDir('skillbot-deps-');
+  root = join(tmp.path, 'skills');
+  await mkdir(root);
+  formDir = await writeSkill(root, 'form-filler', undefined, FORM_BODY, FORM_FILES);
+  // Uses only what Python and Node ship, what it bundles, and what this host has (python3-pypdf, python3-docx).
+  cleanDir = await writeSkill(root, 'clean-tools', undefined, '# Clean\n\nRun `scripts/count.py`.\n', {
+    'scripts/count.py': '#!/usr/bin/env python3\nimport csv, json, pathlib\nimport pypdf\nimport docx\nfrom util import helper\n',
+    'scripts/util.py': 'def helper():\n    return 1\n',
+    'scripts/run.sh': '#!/bin/sh\nset -eu\ncat "$1" | wc -l\n',
+  });
+  await chmod(tmp.path, 0o755);
+});
+afterAll(async () => {
+  await tmp.cleanup();
+});
+
+describe('skills validate lists what a skill uses that the host lacks', () => {
+  it('warns per missing module or program, naming the file, the name and what to install, and still exits 0', async () => {
+    const { code, stdout } = await skillbot(['skills', 'validate', '--json', formDir, cleanDir]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { skills: { id: string; valid: boolean; errors: unknown[]; warnings: { code: string; message: string }[] }[] };
+    const form = report.skills.find((skill) => skill.id === 'form-filler')!;
+    expect(form.valid).toBe(true);
+    for (const warning of form.warnings) expect(Object.keys(warning).sort()).toEqual(['code', 'message']);
+    const messages = form.warnings.filter((w) => w.code === 'DEPENDENCY_MISSING').map((w) => w.message);
+    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^scripts/fill_fields\\.py:9: imports the Python module "${MISSING_MODULE}".*python3-skillbot-missing-mod-xyz.*pip install ${MISSING_MODULE}`)));
+    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^scripts/render\\.sh:1: runs the program "${MISSING_INTERPRETER}", which this host lacks`)));
+    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:7: imports the Python module "skillbot_doc_mod_xyz"/));
+    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:18: imports the Python module "skillbot_cli_mod_xyz"/));
+    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:19: imports the Python module "skillbot_inline_mod_xyz"/));
+    expect(messages).toContainEqual(expect.stringMatching(/^scripts\/build\.js:3: requires the Node package "skillbot-missing-pkg-xyz".*npm install -g skillbot-missing-pkg-xyz/));
+    // Stdlib, the skill's own modules, relative imports, docstrings, guarded imports, non-code blocks, and what
+    // this host has (pypdf, docx, qpdf, bash, python3) are not reported.
+    const all = messages.join('\n');
+    for (const name of ['skillbot_pip_mod', 'json', '"os"', 'helpers', 'field_names', 'sibling', 'in_docstring', 'optional_mod', 'not_code', 'pypdf', 'docx"', 'qpdf', 'bash', 'python3"', '"fs"', 'local']) {
+      expect(all).not.toContain(name);
+    }
+    expect(messages).toHaveLength(6);
+    expect(report.skills.find((skill) => skill.id === 'clean-tools')!.warnings).toEqual([]);
+  });
+
+  it('prints the warnings in text output without changing the exit code of an invalid skill', async () => {
+    const text = await skillbot(['skills', 'validate', formDir]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`warning DEPENDENCY_MISSING: scripts/fill_fields.py:9: imports the Python module "${MISSING_MODULE}"`);
+    const broken = await writeSkill(join(tmp.path, 'broken'), 'broken', 'name: broken', '# x\n', { 'scripts/a.py': `import ${MISSING_MODULE}\n` });
+    const result = await skillbot(['skills', 'validate', '--json', broken]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { skills: { valid: boolean; warnings: { code: string }[] }[] };
+    expect(report.skills[0]!.valid).toBe(false);
+    expect(report.skills[0]!.warnings.map((w) => w.code)).toContain('DEPENDENCY_MISSING');
+  });
+});
+
+describe('skillbot doctor', () => {
+  it('warns, without failing, naming each skill and what it needs', async () => {
+    const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: root }, tmp.path);
+    const line = stdout.split('\n').find((text) => text.slice(6).startsWith('dependencies:')) ?? '';
+    expect(line).toMatch(/^warn {2}dependencies: 1 skill\(s\) use what this host lacks: form-filler needs /);
+    expect(line).toContain(MISSING_MODULE);
+    expect(line).toContain(MISSING_INTERPRETER);
+    expect(line).not.toContain('clean-tools');
+    expect(code).toBe(0);
+  });
+
+  it('says ok when every skill has what it uses', async () => {
+    const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: join(root, 'clean-tools') }, tmp.path);
+    expect(stdout).toMatch(/^ok {4}dependencies: what the scripts of 1 skill\(s\) use is on this host/m);
+    expect(code).toBe(0);
+  });
+});
+
+describe('the host check', () => {
+  it('finds programs only on the PATH it is given, and names the Debian package', async () => {
+    const empty = join(tmp.path, 'empty-bin');
+    await mkdir(empty, { recursive: true });
+    const dependencies = await scanSkillDependencies(formDir);
+    const bare = missingOnHost(dependencies, new HostView({ searchPath: empty, nodePath: '/nonexistent/node' }), formDir);
+    const qpdf = bare.find((dependency) => dependency.name === 'qpdf');
+    expect(qpdf?.install.debian).toBe('qpdf');
+    expect(qpdf?.sites.map((site) => site.file)).toEqual(['scripts/check.sh', 'scripts/fill_fields.py', 'forms.md']);
+    // Without python3 on that PATH, the modules cannot be checked: python3 itself is what is missing.
+    expect(bare.some((dependency) => dependency.kind === 'python')).toBe(false);
+    expect(bare.find((dependency) => dependency.name === 'python3')?.install.debian).toBe('python3');
+    const real = missingOnHost(dependencies, new HostView(), formDir);
+    expect(real.some((dependency) => dependency.name === 'qpdf' || dependency.name === 'pypdf')).toBe(false);
+  });
+});
+
+describe('missingDependencyHint, on stderr from real failures', () => {
+  // A PATH with no programs on it: the failures a host without the package gives. An empty HOME, as in the
+  // sandbox: bash reads ~/.bashrc when its stdin is a socket, and this machine's names programs it lacks.
+  const noPath = { PATH: '/nonexistent-skillbot-bin', HOME: '/nonexistent-skillbot-home' };
+
+  it('a Python module: ModuleNotFoundError', async () => {
+    const failed = await run('/usr/bin/python3', ['-c', `import ${MISSING_MODULE}.sub`]);
+    expect(failed.code).toBe(1);
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(new RegExp(`Python module "${MISSING_MODULE}".*pip install ${MISSING_MODULE}`));
+    // Without the site folders, yaml is missing: the hint names Debian's package and pip's name.
+    const yaml = await run('/usr/bin/python3', ['-I', '-S', '-c', 'import yaml']);
+    expect(missingDependencyHint(yaml.stderr, yaml.code)).toBe(
+      `This skill needs the Python module "yaml", which the host skillbot runs on lacks; whoever runs skillbot can install it: Debian's python3-yaml (or: pip install PyYAML).`,
+    );
+  });
+
+  it('a Python module too old: cannot import name', async () => {
+    const failed = await run('/usr/bin/python3', ['-c', 'from pypdf import SkillbotNoSuchName']);
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/"pypdf" has no "SkillbotNoSuchName".*older.*pip install pypdf/);
+  });
+
+  it('a command: bash, sh (dash), env, Python subprocess and Node child_process', async () => {
+    const bash = await run('/bin/bash', ['-c', 'qpdf --check x.pdf'], { env: noPath });
+    expect(bash.code).toBe(127);
+    expect(missingDependencyHint(bash.stderr, bash.code)).toMatch(/program "qpdf".*Debian's qpdf\.$/);
+    const sh = await run('/bin/sh', ['-c', 'soffice --headless'], { env: noPath });
+    expect(missingDependencyHint(sh.stderr, sh.code)).toMatch(/program "soffice".*libreoffice-core/);
+    const env = await run('/usr/bin/env', ['pdftoppm', '-v'], { env: noPath });
+    expect(missingDependencyHint(env.stderr, env.code)).toMatch(/program "pdftoppm".*poppler-utils/);
+    const python = await run('/usr/bin/python3', ['-c', 'import subprocess; subprocess.run(["pandoc", "-v"])'], { env: noPath });
+    expect(missingDependencyHint(python.stderr, python.code)).toMatch(/program "pandoc".*Debian's pandoc/);
+    const node = await run(process.execPath, ['-e', "require('child_process').execFileSync('pdftotext', ['-v'])"], { env: noPath });
+    expect(missingDependencyHint(node.stderr, node.code)).toMatch(/program "pdftotext".*poppler-utils/);
+  });
+
+  it('a Node package: require and import', async () => {
+    const cjs = await run(process.execPath, ['-e', "require('pptxgenjs')"], { cwd: tmp.path });
+    expect(missingDependencyHint(cjs.stderr, cjs.code)).toMatch(/Node package "pptxgenjs".*npm install -g pptxgenjs/);
+    const esm = await run(process.execPath, ['--input-type=module', '-e', "import '@skillbot-missing/pkg-xyz/sub';"], { cwd: tmp.path });
+    expect(missingDependencyHint(esm.stderr, esm.code)).toMatch(/Node package "@skillbot-missing\/pkg-xyz"/);
+  });
+
+  it('nothing for other failures, a missing data file, a missing local script, or a success', async () => {
+    const other = await run('/usr/bin/python3', ['-c', 'raise SystemExit("usage: fill.py IN OUT")']);
+    expect(missingDependencyHint(other.stderr, other.code)).toBeUndefined();
+    const dataFile = await run('/usr/bin/python3', ['-c', 'open("input.pdf")'], { cwd: tmp.path });
+    expect(dataFile.stderr).toContain('No such file or directory');
+    expect(missingDependencyHint(dataFile.stderr, dataFile.code)).toBeUndefined();
+    const local = await run(process.execPath, ['-e', "require('./nothing-here.js')"], { cwd: tmp.path });
+    expect(missingDependencyHint(local.stderr, local.code)).toBeUndefined();
+    expect(missingDependencyHint("ModuleNotFoundError: No module named 'yaml'", 0)).toBeUndefined();
+  });
+});
