@@ -4,6 +4,7 @@
 // commands of this requester covers it). Each command starts a fresh shell: files persist, shell state does not.
 import { worldAllowsNetwork } from '../config.ts';
 import { authorize, notRunSentence, runAuditEntry, SHELL_CONTENT } from '../approvals/index.ts';
+import { missingDependencyHint } from '../skills/dependencies/index.ts';
 import { visible } from '../text/visible.ts';
 import { loadedSkillMounts } from './loadedSkills.ts';
 import type { ToolOutcome } from './loop.ts';
@@ -73,6 +74,8 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
   const delivery = report === undefined || result.status === 'stopped' ? [] : await deliverOutputs(turn.workspace.dir, report, 'a shell command', turn.fileLimits, turn.upload);
   for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
   if (report?.limitReached !== undefined) turn.notice(`A shell command stopped: ${report.limitReached}.`);
+  const missing = result.status === 'failed' ? missingDependencyHint(result.stderr, result.exitCode) : undefined;
+  if (missing !== undefined) turn.notice(`A shell command failed: ${missing}`);
   const parts = [outputText(result.stdout, result.stderr)];
   if (result.stdoutTruncated || result.stderrTruncated) parts.push(`(output cut: ${result.stdoutDroppedBytes + result.stderrDroppedBytes} more bytes were dropped)`);
   if (result.status === 'ok') {
@@ -83,6 +86,7 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
     parts.push(`(the command did not complete: ${result.reason ?? result.status})`);
   }
   if (report !== undefined) parts.push(changesText(await changedFiles(turn.workspace.dir, report), report.limitReached));
+  if (missing !== undefined) parts.push(missing);
   parts.push(...delivery);
   return { content: parts.filter((part) => part !== '').join('\n'), isError: result.status !== 'ok' };
 }

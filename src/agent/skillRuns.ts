@@ -7,6 +7,7 @@ import { authorize, type AuthorizeResult, notRunSentence } from '../approvals/in
 import type { ApprovalItem } from '../approvals/index.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { describeHookFailures, fireHooks, type HookDetails, type HookReport, type HookScope } from '../lifecycle/hooks.ts';
+import { missingDependencyHint } from '../skills/dependencies/index.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
 import { visible } from '../text/visible.ts';
 import { SANDBOX_PATHS } from '../sandboxPaths.ts';
@@ -159,6 +160,8 @@ export async function runApprovedScripts(
     const delivery = report === undefined || result.status === 'stopped' ? [] : await deliverOutputs(turn.workspace.dir, report, `the ${skill.id} skill`, turn.fileLimits, turn.upload);
     for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
     if (report?.limitReached !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)}: ${report.limitReached}.`);
+    const missing = result.status === 'failed' ? missingDependencyHint(result.stderr, result.exitCode) : undefined;
+    if (missing !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)} failed: ${missing}`);
     await deps.audit.record(runAuditEntry(scope, { kind: 'script', path: call.script, args: call.args }, result));
     if (result.status === 'refused' && result.reason !== undefined) turn.progress(`${visible(`${skill.id}/${call.script}`)} did not run: ${result.reason}`);
     deps.logger.info(
@@ -177,7 +180,7 @@ export async function runApprovedScripts(
     if (result.status !== 'ok') {
       await fire('on_error', { script, result: outcome, error: { source: 'script', message: result.reason ?? `the script ended with status ${result.status}` } });
     }
-    const view = toView(call, result, [...delivery, ...describeHookFailures(hookFailures)]);
+    const view = toView(call, result, [...(missing === undefined ? [] : [missing]), ...delivery, ...describeHookFailures(hookFailures)]);
     outputs.push(changed === undefined ? view : { ...view, workspace: { ...changed, ...(report?.limitReached === undefined ? {} : { limitReached: report.limitReached }) } });
   }
   return outputs;

@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { textReply, type RecordedRequest } from '../fakes/anthropic.ts';
+import { lastToolResult, textReply, toolUseReply, type RecordedRequest } from '../fakes/anthropic.ts';
 import { createAuditLog } from '../../src/approvals/index.ts';
 import { type EngineHarness, snapshotOf, startEngine } from './engineHarness.ts';
 
@@ -68,12 +68,16 @@ describe('the example skills', () => {
 
   it('skill-journal: its sandboxed hooks journal the activation and the script run into the audit trail', async () => {
     harness = await engineOverExamples();
-    harness.fake.setBrain(() => textReply('healthy'));
+    // As its instructions say: the model runs the health script with the service's name.
+    // (The trigger's activation already put a tool result in the first request.)
+    harness.fake.setBrain((req) =>
+      req.index > 0 ? textReply('healthy') : toolUseReply('run_skill_script', { skill_id: 'skill-journal', script: 'scripts/health.sh', args: ['api'] }, { text: 'I will check the api.' }),
+    );
     await harness.say('run a health check');
-    const hookRuns = (await createAuditLog(harness.app.store).list()).filter((entry) => entry.items[0]?.kind === 'hook');
+    const hookRuns = (await createAuditLog(harness.app.store).list()).filter((entry) => entry.kind === 'run' && entry.items[0]?.kind === 'hook');
     const journal = hookRuns.filter((entry) => entry.items[0]?.path === 'hooks/journal.sh').map((entry) => JSON.parse(entry.output ?? '{}') as { event: string });
-    expect(journal.map((line) => line.event)).toEqual(['pre_context', 'pre_execute', 'post_execute', 'post_context']);
+    expect(journal.map((line) => line.event)).toEqual(['pre_context', 'post_context', 'pre_execute', 'post_execute']);
     expect(hookRuns.find((entry) => entry.items[0]?.path === 'hooks/notify.sh')?.output).toBe('skill-journal: a script finished with status ok');
-    expect(activationResult(harness.fake.requests[0])).toContain('api: ok');
+    expect(lastToolResult({ messages: harness.fake.requests[1]?.body?.messages ?? [] })?.content).toContain('api: ok');
   });
 });

@@ -39,7 +39,7 @@ describe('renderSkillContext', () => {
     const text = renderSkillContext(skill, { scriptOutputs: [output('scripts/b.sh', 'B'), output('scripts/a.sh', 'A')] });
     expect(tags(text)).toEqual([
       '<skill_context', '<instructions', '</instructions',
-      '<active_resources',
+      '<active_resources', '<skill_root', '</skill_root',
       '<script_output', '<args', '</args', '<stdout', '</stdout', '<stderr', '</stderr', '</script_output',
       '<script_output', '<args', '</args', '<stdout', '</stdout', '<stderr', '</stderr', '</script_output',
       '<reference_files', '<file', '<file', '</file', '</reference_files',
