@@ -7,6 +7,8 @@ import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
 import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
 import { fileScenarios } from './contractFiles.ts';
 import { stopScenarios } from './contractStop.ts';
+import { workspaceScenarios } from './contractWorkspace.ts';
+import { PDF_FORMS_SKILL } from '../fixtures/documentSkills.ts';
 import type { PlatformDriver } from './driver.ts';
 import { heardBrain, HeldCalls, makeSkillsDir, NOTES_SKILL, REPORT_SKILL, reportBrain, type SkillsDir, SLOW_SKILL } from './skills.ts';
 
@@ -28,7 +30,7 @@ export function describePlatformContract(name: string, makeDriver: () => Platfor
 
     beforeAll(async () => {
       ctx.anthropic = await startFakeAnthropic();
-      skills = await makeSkillsDir([REPORT_SKILL, NOTES_SKILL, SLOW_SKILL], ['csv-summary']);
+      skills = await makeSkillsDir([REPORT_SKILL, NOTES_SKILL, SLOW_SKILL, PDF_FORMS_SKILL], ['csv-summary']);
       ctx.driver = makeDriver();
       await ctx.driver.start(ctx.anthropic, { skillsDirs: skills.skillsRoot, storeUrl: `sqlite://${join(skills.dir, 'state.sqlite')}`, env: FILE_BOUNDS });
     });
@@ -125,5 +127,6 @@ export function describePlatformContract(name: string, makeDriver: () => Platfor
 
     stopScenarios(ctx);
     fileScenarios(ctx);
+    workspaceScenarios(ctx);
   });
 }
