@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { type Config, worldSettings } from './config.ts';
+import { type Config, ConfigError, worldSettings } from './config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
 import { Dispatcher } from './chats/dispatcher.ts';
@@ -7,7 +7,7 @@ import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
-import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
+import { ChatWorkspaces, unreachableParent } from './workspace/chatWorkspaces.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import { isPendingApproval } from './approvals/index.ts';
 import { bindToApprovedContent } from './approvals/index.ts';
@@ -86,6 +86,13 @@ function countRunning(executor: Executor): { executor: Executor; running: () => 
 }
 
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
+  // As root, runs take uids of their own, and bwrap opens the workspace as that uid: its parents must let it in.
+  const blocked = process.getuid?.() === 0 && config.sandbox.mode === 'bwrap' ? unreachableParent(config.workspace.root) : undefined;
+  if (blocked !== undefined) {
+    throw new ConfigError(
+      `WORKSPACES_DIR (${config.workspace.root}) cannot be reached by the sandbox's user: ${blocked}. Make it enterable (chmod o+x) or set WORKSPACES_DIR to a folder that is.`,
+    );
+  }
   // Before the store: a key that cannot be made is a config problem, reported before anything starts.
   const stateKey = loadStateKey(config);
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);

@@ -2,6 +2,7 @@
 // It outlives turns and restarts on the host's disk; on a shared store (Redis) it is also pushed to the store after
 // each turn and restored by whichever instance runs the chat next. Idle ones are removed after WORKSPACE_TTL_DAYS.
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceSettings } from '../config.ts';
@@ -117,4 +118,30 @@ async function lastUsed(file: string, base: string): Promise<number | undefined>
     // No record: fall back to the folder's own time.
   }
   return stat(base).then((info) => info.mtimeMs).catch(() => undefined);
+}
+
+/**
+ * Why the sandbox user (another uid, when the bot is root) could not reach `dir`: the first existing folder on
+ * the way that others may not enter, or undefined when every one may be entered. bwrap opens the folder it
+ * mounts as that user, so a private parent (a home folder, a 0700 temp folder) hides the workspace from it.
+ */
+export function unreachableParent(dir: string): string | undefined {
+  let current = path.resolve(dir);
+  const chain: string[] = [];
+  for (;;) {
+    chain.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const folder of chain) {
+    let mode: number;
+    try {
+      mode = statSync(folder).mode;
+    } catch {
+      return undefined; // Not made yet: it is created traversable.
+    }
+    if ((mode & 0o001) === 0) return `${folder} is mode ${(mode & 0o777).toString(8).padStart(4, '0')}`;
+  }
+  return undefined;
 }

@@ -45,7 +45,10 @@ export interface EngineHarness {
   dir: string;
   /** Approval questions put to people, in order. */
   asked: ApprovalRecord[];
-  say(text: string, options?: { chat?: string; user?: string; skill?: { id: string; args: string } }): Promise<{ reply: string; status: string }>;
+  say(
+    text: string,
+    options?: { chat?: string; user?: string; skill?: { id: string; args: string }; files?: Array<{ name: string; mimeType: string; bytes: Uint8Array }> },
+  ): Promise<{ reply: string; status: string }>;
   close(): Promise<void>;
 }
 
@@ -64,10 +67,14 @@ export interface HarnessOptions {
   hostFiles?: boolean;
   /** Model call attempts per request (retries included); default 2. */
   maxAttempts?: number;
+  /** Receives the files the bot posts in the chat (without it, the chat takes no files). */
+  uploads?: Array<{ name: string; bytes: Uint8Array }>;
 }
 
 export async function startEngine(options: HarnessOptions): Promise<EngineHarness> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'skillbot-lifecycle-')));
+  // The chat workspaces live here: the sandbox's user must be able to enter it (mkdtemp makes it 0700).
+  await chmod(dir, 0o755);
   const root = join(dir, 'skills');
   await mkdir(root, { recursive: true });
   for (const spec of options.skills) await writeSkill(root, spec);
@@ -78,12 +85,16 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
     SKILLS_DIRS: root,
     STORE_URL: options.store ?? 'memory://',
     APPROVAL_TIMEOUT_MS: '5000',
+    WORKSPACES_DIR: join(dir, 'workspaces'),
     ...(options.hostFiles === true ? { SCRIPT_SANDBOX: 'off' } : {}),
   });
   options.tweak?.(config);
   const app = await createApp(config, silentLogger(), { watchSkills: false, retry: { maxAttempts: options.maxAttempts ?? 2, baseDelayMs: 5, maxDelayMs: 10 } });
   // Each turn's replies, by turn id (the dispatcher asks the port for a sink when it runs the turn).
   const replies = new Map<string, string[]>();
+  // The files of the messages said, by their id: the port hands them out as a platform downloads them.
+  const sent = new Map<string, Uint8Array>();
+  const uploads = options.uploads;
   app.dispatcher.addPort('terminal', {
     sinkFor(_message, turnId) {
       const said: string[] = [];
@@ -93,7 +104,13 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
         async reply(markdown) {
           said.push(markdown);
         },
+        ...(uploads === undefined ? {} : { upload: async (file: { name: string; bytes: Uint8Array }) => void uploads.push({ name: file.name, bytes: file.bytes }) }),
       };
+    },
+    async fetchFile(file) {
+      const bytes = sent.get(file.id);
+      if (bytes === undefined) throw new Error(`no such file ${file.id}`);
+      return bytes;
     },
   });
   app.dispatcher.start();
@@ -116,12 +133,18 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
     dir,
     asked,
     async say(text, sayOptions = {}) {
+      const files = (sayOptions.files ?? []).map((file) => {
+        const id = `F${sent.size + 1}`;
+        sent.set(id, file.bytes);
+        return { id, name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength, url: `test://${id}` };
+      });
       const message: IncomingMessage = {
         worldId: WORLD,
         chatId: `${WORLD}/${sayOptions.chat ?? 'c1'}`,
         userId: sayOptions.user ?? 'U1',
         text,
         ...(sayOptions.skill ? { skill: sayOptions.skill } : {}),
+        ...(files.length > 0 ? { files } : {}),
       };
       const outcome = await app.dispatcher.submit(message);
       const said = replies.get(outcome.turnId) ?? [];

@@ -1,5 +1,6 @@
 // The real App a platform harness starts its launcher on: the Anthropic fake, a skills root, a store, and model
 // retries fast enough for tests. Each platform adds its own credentials.
+import { dirname, join } from 'node:path';
 import { type App, type AppOptions, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { HttpServer } from '../../src/httpServer.ts';
@@ -30,6 +31,8 @@ export async function createTestApp(options: TestAppOptions, platformEnv: Record
     SKILLS_DIRS: options.skillsRoot,
     STORE_URL: options.storeUrl ?? 'memory://',
     APPROVAL_TIMEOUT_MS: '30000',
+    // Beside the skills (kept across a restart of the bot), never in the project's own data folder.
+    WORKSPACES_DIR: join(dirname(options.skillsRoot), 'workspaces'),
     ...platformEnv,
     ...options.env,
   });

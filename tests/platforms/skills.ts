@@ -1,6 +1,6 @@
 // What the Slack, Discord and contract tests share: the test skills, a temp skills folder holding them, and the
 // scripted models their conversations use. One copy, so a platform's tests and the contract mean the same skill.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseReply } from '../fakes/anthropic.ts';
@@ -59,6 +59,8 @@ export interface SkillsDir {
  */
 export async function makeSkillsDir(skills: readonly TestSkill[] = [REPORT_SKILL, NOTES_SKILL, HIDDEN_SKILL], examples: readonly string[] = []): Promise<SkillsDir> {
   const dir = await mkdtemp(join(tmpdir(), 'skillbot-platform-'));
+  // The bot's chat workspaces go beside the skills: the sandbox's user must be able to enter (mkdtemp makes 0700).
+  await chmod(dir, 0o755);
   const skillsRoot = join(dir, 'skills');
   for (const spec of skills) await writeSkill(skillsRoot, spec);
   for (const name of examples) await cp(join(EXAMPLE_SKILLS_ROOT, name), join(skillsRoot, name), { recursive: true });
