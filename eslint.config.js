@@ -16,6 +16,10 @@ const lifecyclePatterns = [
 const approvalsPatterns = [
   { group: ['**/approvals/*', '!**/approvals/index.ts'], message: 'Import approvals from src/approvals/index.ts, the module\'s one entry.' },
 ];
+// A chat's files are a port the agent uses (and exec mounts): src/workspace never reaches back into the turn.
+const workspacePatterns = [
+  { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/approvals/**'], message: "src/workspace holds a chat's files; the agent uses it, never the reverse." },
+];
 // Only the guarded exec path may start processes.
 const processPaths = ['execa', 'node:child_process', 'child_process'].map((name) => ({
   name,
@@ -45,6 +49,10 @@ export default tseslint.config(
   {
     files: ['src/lifecycle/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...lifecyclePatterns, ...approvalsPatterns] }] },
+  },
+  {
+    files: ['src/workspace/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...workspacePatterns] }] },
   },
   {
     files: ['src/exec/**/*.ts'],

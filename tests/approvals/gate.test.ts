@@ -227,6 +227,33 @@ describe('what people and the model read', () => {
     );
   });
 
+  it('shows a 5,000-character file Claude wrote whole, line by line, with invisible characters named', () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `UPDATE accounts SET note = 'row ${String(i).padStart(3, '0')}' WHERE id = ${i};`);
+    lines.push('DROP TABLE accounts;\u200B');
+    const text = lines.join('\n');
+    expect(text.length).toBeGreaterThan(5000);
+    const body = formatApprovalBody({ id: 'db', hash: HASH }, [
+      { kind: 'script', path: 'scripts/apply.sh', args: ['changes.sql'] },
+      { kind: 'file', path: '/workspace/changes.sql', args: ['5.3 KB', 'written by Claude for scripts/apply.sh', text] },
+    ]);
+    expect(body).toContain('• file "/workspace/changes.sql" "5.3 KB" "written by Claude for scripts/apply.sh", whole:');
+    for (const line of lines.slice(0, -1)) expect(body).toContain(`    │ ${line}`);
+    expect(body).toContain('    │ DROP TABLE accounts;<U+200B>');
+  });
+
+  it("asks about the shell's exact command, and says what a session grant for the shell covers", () => {
+    const body = formatApprovalBody({ id: 'bash', hash: 'shell' }, [{ kind: 'command', path: 'python3 -c "print(1)"\nrm -rf outputs', args: [] }], { requesterId: 'U1', ttlMs: 3_600_000 }, 'shell');
+    expect(body).toBe(
+      [
+        "Claude wants to run a shell command in this thread's workspace (/workspace), in the sandbox:",
+        '• command:',
+        '    │ python3 -c "print(1)"',
+        '    │ rm -rf outputs',
+        '"Yes, for this thread" covers every shell command Claude runs in this thread for U1, until 60 minutes after the answer. A request by someone else asks again.',
+      ].join('\n'),
+    );
+  });
+
   it('says plainly that the script did not run and that no output exists', () => {
     expect(notRunSentence('no', 'U-bob')).toBe('The script did not run: it was declined by U-bob. No output exists.');
     expect(notRunSentence('timeout', 'system:timeout', 600_000)).toBe(

@@ -115,6 +115,15 @@ describe('fake Anthropic Messages API through the real SDK', () => {
     expect(fake.requests[0]?.outcome).toBe('invalid');
   });
 
+  it("accepts Anthropic's own bash and editor tools by their versioned types, and refuses an unknown version or a wrong name", async () => {
+    const { client } = await start();
+    const ask = (tools: unknown[]) =>
+      client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools } as Anthropic.MessageCreateParamsNonStreaming);
+    await expect(ask([{ type: 'bash_20250124', name: 'bash' }, { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }])).resolves.toBeDefined();
+    await expect(ask([{ type: 'bash_20990101', name: 'bash' }])).rejects.toThrow(/Input tag 'bash_20990101' found using 'type'/);
+    await expect(ask([{ type: 'text_editor_20250728', name: 'str_replace_editor' }])).rejects.toThrow(/name: Input should be 'str_replace_based_edit_tool'/);
+  });
+
   it('refuses a tool_result that answers no tool_use, and a tool_use left without its result', async () => {
     const { client } = await start();
     const orphanResult = client.messages.create({

@@ -11,7 +11,7 @@ const MAX_CACHE_BREAKPOINTS = 4;
  */
 export function ruleViolation(body: MessagesRequest, anthropicVersion: string): string | undefined {
   return samplingViolation(body, anthropicVersion) ?? toolPairingViolation(body) ?? emptyTextViolation(body)
-    ?? breakpointViolation(body);
+    ?? breakpointViolation(body) ?? toolDefinitionViolation(body);
 }
 
 function samplingViolation(body: MessagesRequest, version: string): string | undefined {
@@ -74,4 +74,29 @@ function breakpointViolation(body: MessagesRequest): string | undefined {
   ].filter((block) => block.cache_control != null).length + (body.cache_control != null ? 1 : 0);
   if (marked <= MAX_CACHE_BREAKPOINTS) return undefined;
   return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked}.`;
+}
+
+/** The Anthropic-defined client tools the API knows, by versioned type, with the one name each must have. */
+const ANTHROPIC_DEFINED_TOOLS: Readonly<Record<string, string>> = {
+  bash_20241022: 'bash',
+  bash_20250124: 'bash',
+  text_editor_20241022: 'str_replace_editor',
+  text_editor_20250124: 'str_replace_editor',
+  text_editor_20250429: 'str_replace_based_edit_tool',
+  text_editor_20250728: 'str_replace_based_edit_tool',
+};
+
+// A versioned tool type the API does not know, or under another name, is refused; a custom tool needs its schema.
+function toolDefinitionViolation(body: MessagesRequest): string | undefined {
+  for (const [index, tool] of (body.tools ?? []).entries()) {
+    const type = (tool as { type?: unknown }).type;
+    if (type === undefined || type === 'custom') {
+      if (typeof (tool as { input_schema?: unknown }).input_schema !== 'object') return `tools.${index}.custom.input_schema: Field required`;
+      continue;
+    }
+    const name = ANTHROPIC_DEFINED_TOOLS[String(type)];
+    if (name === undefined) return `tools.${index}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags`;
+    if (tool.name !== name) return `tools.${index}.${String(type)}.name: Input should be '${name}'`;
+  }
+  return undefined;
 }
