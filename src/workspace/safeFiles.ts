@@ -2,9 +2,9 @@
 // without ever leaving the folder: scripts write there, so any part of a path may be a symlink or a hard link
 // they planted toward a host file or the bot's data. Every component is checked with lstat (no link is ever
 // followed), the last one is opened with O_NOFOLLOW and checked again on the open descriptor, and a regular
-// file with more than one link is refused (its other name may be anywhere).
-import { constants, type Stats } from 'node:fs';
-import { chown, lstat, mkdir, open } from 'node:fs/promises';
+// file with more than one link is refused (its other name may be anywhere). The calls are synchronous: each is a
+// small local syscall, far cheaper than a thread-pool round trip, and a restore makes thousands of them.
+import { chownSync, closeSync, constants, fchownSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, type Stats, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** A file-system problem the model (or the person) can act on, in one sentence. */
@@ -25,9 +25,9 @@ export function components(rel: string): string[] {
   return parts;
 }
 
-async function lstatOrUndefined(target: string): Promise<Stats | undefined> {
+function lstatOrUndefined(target: string): Stats | undefined {
   try {
-    return await lstat(target);
+    return lstatSync(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -35,14 +35,14 @@ async function lstatOrUndefined(target: string): Promise<Stats | undefined> {
 }
 
 /** Checks that every folder on the way to `parts`' last component is a real folder (not a link). */
-async function checkParents(root: string, parts: string[], shown: string, create?: { owner?: Owner }): Promise<string> {
+function checkParents(root: string, parts: string[], shown: string, create?: { owner?: Owner }): string {
   let current = root;
   for (const part of parts.slice(0, -1)) {
     current = path.join(current, part);
-    const info = await lstatOrUndefined(current);
+    const info = lstatOrUndefined(current);
     if (info === undefined && create !== undefined) {
-      await mkdir(current, { mode: 0o755 });
-      if (create.owner !== undefined) await chown(current, create.owner.uid, create.owner.gid);
+      mkdirSync(current, { mode: 0o755 });
+      if (create.owner !== undefined) chownSync(current, create.owner.uid, create.owner.gid);
       continue;
     }
     if (info === undefined) throw new WorkspacePathError(`${shown} does not exist`);
@@ -61,17 +61,17 @@ function checkRegular(info: Stats, shown: string): void {
 /** What a path is, without following links: undefined when it does not exist. */
 export async function entryAt(root: string, rel: string, shown: string): Promise<{ path: string; info: Stats } | undefined> {
   const parts = components(rel);
-  const target = parts.length === 0 ? root : await checkParents(root, parts, shown);
-  const info = await lstatOrUndefined(target);
+  const target = parts.length === 0 ? root : checkParents(root, parts, shown);
+  const info = lstatOrUndefined(target);
   return info === undefined ? undefined : { path: target, info };
 }
 
 /** Reads a regular file inside `root` (at most `maxBytes`; `truncated` says the rest was left). */
 export async function readInside(root: string, rel: string, shown: string, maxBytes: number): Promise<{ bytes: Buffer; size: number; truncated: boolean }> {
-  const target = await checkParents(root, components(rel), shown);
-  let handle;
+  const target = checkParents(root, components(rel), shown);
+  let fd: number;
   try {
-    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new WorkspacePathError(`${shown} does not exist`);
@@ -79,19 +79,19 @@ export async function readInside(root: string, rel: string, shown: string, maxBy
     throw new WorkspacePathError(`${shown} cannot be read (${code ?? 'error'})`);
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     checkRegular(info, shown);
     const length = Math.min(info.size, maxBytes);
     const bytes = Buffer.alloc(length);
     let offset = 0;
     while (offset < length) {
-      const { bytesRead } = await handle.read(bytes, offset, length - offset, offset);
-      if (bytesRead === 0) break;
-      offset += bytesRead;
+      const read = readSync(fd, bytes, offset, length - offset, offset);
+      if (read === 0) break;
+      offset += read;
     }
     return { bytes: bytes.subarray(0, offset), size: info.size, truncated: info.size > offset };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -99,10 +99,10 @@ export async function readInside(root: string, rel: string, shown: string, maxBy
 export async function writeInside(root: string, rel: string, shown: string, bytes: Uint8Array, owner?: Owner): Promise<void> {
   const parts = components(rel);
   if (parts.length === 0) throw new WorkspacePathError(`${shown} is the workspace folder itself, not a file`);
-  const target = await checkParents(root, parts, shown, { ...(owner === undefined ? {} : { owner }) });
-  let handle;
+  const target = checkParents(root, parts, shown, { ...(owner === undefined ? {} : { owner }) });
+  let fd: number;
   try {
-    handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+    fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new WorkspacePathError(`${shown} is a symlink, which is never followed`);
@@ -110,11 +110,11 @@ export async function writeInside(root: string, rel: string, shown: string, byte
     throw new WorkspacePathError(`${shown} cannot be written (${code ?? 'error'})`);
   }
   try {
-    checkRegular(await handle.stat(), shown);
-    await handle.truncate(0);
-    await handle.write(bytes, 0, bytes.byteLength, 0);
-    if (owner !== undefined) await handle.chown(owner.uid, owner.gid);
+    checkRegular(fstatSync(fd), shown);
+    ftruncateSync(fd, 0);
+    for (let offset = 0; offset < bytes.byteLength; ) offset += writeSync(fd, bytes, offset, bytes.byteLength - offset, offset);
+    if (owner !== undefined) fchownSync(fd, owner.uid, owner.gid);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

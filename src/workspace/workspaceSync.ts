@@ -1,7 +1,7 @@
 // A chat's workspace in the shared store, so the instance that takes a chat over (a failover, or simply the next
-// turn landing elsewhere) finds the files the last run left. Content-addressed: the store holds a manifest per chat
-// (path → sha256, folders, symlink texts, a version) and one blob per distinct file content, so a push sends only
-// what changed and a restore fetches only what the local copy lacks. Nothing is ever followed: symlinks travel as
+// turn landing elsewhere) finds the files the last run left. The store holds a manifest per chat (path → sha256,
+// folders, symlink texts, a version) carrying small files inline, and one content-addressed blob per larger file,
+// so a restore costs one read plus one per large file the local copy lacks, and a push sends only changed blobs. Nothing is ever followed: symlinks travel as
 // their text, and files are read and written through safeFiles.ts.
 import { createHash } from 'node:crypto';
 import { chown, lchown, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
@@ -18,7 +18,14 @@ const manifestSchema = z.object({
   entries: z.array(
     z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('dir'), path: z.string() }),
-      z.object({ kind: z.literal('file'), path: z.string(), size: z.number().int().nonnegative(), sha: z.string().regex(/^[0-9a-f]{64}$/) }),
+      z.object({
+        kind: z.literal('file'),
+        path: z.string(),
+        size: z.number().int().nonnegative(),
+        sha: z.string().regex(/^[0-9a-f]{64}$/),
+        /** A small file's content (base64), carried in the manifest instead of a blob of its own. */
+        data: z.string().optional(),
+      }),
       z.object({ kind: z.literal('link'), path: z.string(), target: z.string() }),
     ]),
   ),
@@ -33,6 +40,9 @@ const localStateSchema = z.object({
 type LocalState = z.infer<typeof localStateSchema>;
 
 const EMPTY_STATE: LocalState = { version: 0, files: {} };
+/** Files up to this size ride inline in the manifest, up to INLINE_TOTAL bytes in all (unpacked documents are many small parts). */
+const INLINE_FILE = 64 * 1024;
+const INLINE_TOTAL = 4 * 1024 * 1024;
 const manifestKey = (chatId: string) => `workspace/${chatId}`;
 const blobKey = (sha: string) => `workspace-blob/${sha}`;
 
@@ -81,11 +91,12 @@ export async function pushWorkspace(context: SyncContext): Promise<number> {
   const previous = manifestSchema.safeParse(stored);
   const before = previous.success ? previous.data : undefined;
   const hashes = await hashFiles(dir, scan, state);
-  const known = new Set(before?.entries.flatMap((entry) => (entry.kind === 'file' ? [entry.sha] : [])) ?? []);
+  const known = new Set(before?.entries.flatMap((entry) => (entry.kind === 'file' && entry.data === undefined ? [entry.sha] : [])) ?? []);
   const refresh = before === undefined || context.now - before.blobsAt > context.ttlMs / 2;
   const entries: Manifest['entries'] = [];
   const uploads: Array<Promise<void>> = [];
   const sent = new Set<string>();
+  let inline = 0;
   for (const [rel, entry] of [...scan.entries].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (entry.kind === 'dir') entries.push({ kind: 'dir', path: rel });
     if (entry.kind === 'link') {
@@ -94,6 +105,12 @@ export async function pushWorkspace(context: SyncContext): Promise<number> {
     }
     const hash = entry.kind === 'file' ? hashes.get(rel) : undefined;
     if (hash === undefined) continue;
+    if (entry.size <= INLINE_FILE && inline + entry.size <= INLINE_TOTAL) {
+      inline += entry.size;
+      const bytes = hash.bytes ?? (await readInside(dir, rel, rel, INLINE_FILE)).bytes;
+      entries.push({ kind: 'file', path: rel, size: entry.size, sha: hash.sha, data: bytes.toString('base64') });
+      continue;
+    }
     entries.push({ kind: 'file', path: rel, size: entry.size, sha: hash.sha });
     if (sent.has(hash.sha) || (known.has(hash.sha) && !refresh)) continue;
     sent.add(hash.sha);
@@ -143,7 +160,7 @@ export async function restoreWorkspace(context: SyncContext): Promise<{ fetched:
       await mkdir(path.join(dir, entry.path), { recursive: true, mode: 0o755 });
       if (context.owner !== undefined) await chown(path.join(dir, entry.path), context.owner.uid, context.owner.gid);
     } else if (entry.kind === 'file' && hashes.get(entry.path)?.sha !== entry.sha) {
-      if (!blobs.has(entry.sha)) blobs.set(entry.sha, store.get<string>('workspaces', blobKey(entry.sha)));
+      if (!blobs.has(entry.sha)) blobs.set(entry.sha, entry.data === undefined ? store.get<string>('workspaces', blobKey(entry.sha)) : Promise.resolve(entry.data));
     }
   }
   for (const entry of manifest.entries) {
