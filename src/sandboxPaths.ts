@@ -15,3 +15,10 @@ export const SANDBOX_PATHS = {
 
 /** Where skill `id` is inside the sandbox. */
 export const skillPathInside = (id: string): string => `${SANDBOX_PATHS.skills}/${id}`;
+
+/**
+ * PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). /usr/bin
+ * comes first: a separately built /usr/local/bin/python3 (as in python:3 images) does not see Debian's python3-*
+ * modules, while Debian's /usr/bin/python3 sees those and pip's /usr/local ones alike.
+ */
+export const SANDBOX_PATH = '/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin:/usr/local/sbin';

@@ -2,14 +2,8 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-import { SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
+import { SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
 
-/**
- * PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). /usr/bin
- * comes first: a separately built /usr/local/bin/python3 (as in python:3 images) does not see Debian's python3-*
- * modules, while Debian's /usr/bin/python3 sees those and pip's /usr/local ones alike.
- */
-export const SANDBOX_PATH = '/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin:/usr/local/sbin';
 
 /** What the host folders of one run are, to be bound at SANDBOX_PATHS. */
 export interface SandboxLayout {

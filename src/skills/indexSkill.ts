@@ -57,9 +57,9 @@ function resourcesOf(scanned: ScannedFolder, body: string): ResourceFile[] {
 
 /**
  * Scripts under scripts/ that the instructions reach: named in SKILL.md, or in a markdown file of the skill that
- * SKILL.md names (and so on, as public skills name their form scripts only in a linked forms.md). A file in a
- * subfolder may name another by its path from the skill folder or from its own folder. A script named nowhere
- * never runs.
+ * SKILL.md names (and so on, as public skills name their form scripts only in a linked forms.md; a document's name
+ * is matched in any case, a script's exactly). A file in a subfolder may name another by its path from the skill
+ * folder or from its own folder. A script named nowhere never runs.
  */
 export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string): string[] {
   const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/'));
@@ -72,8 +72,11 @@ export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?
     const here = posix.dirname(from);
     const names = (target: string) => bodyNames(text, target) || (here !== '.' && here !== '' && bodyNames(text, posix.relative(here, target)));
     for (const script of scripts) if (!found.has(script) && names(script)) found.add(script);
+    // A document is named however its author spelled it: "read FORMS.md" reaches forms.md.
+    const lower = text.toLowerCase();
+    const namesDocument = (target: string) => bodyNames(lower, target.toLowerCase()) || (here !== '.' && here !== '' && bodyNames(lower, posix.relative(here, target).toLowerCase()));
     for (const file of markdown) {
-      if (reached.has(file.path) || !names(file.path)) continue;
+      if (reached.has(file.path) || !namesDocument(file.path)) continue;
       reached.add(file.path);
       pending.push({ from: file.path, text: file.markdown });
     }

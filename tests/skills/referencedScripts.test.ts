@@ -1,0 +1,26 @@
+// Which scripts the instructions reach: SKILL.md, and the markdown files it names, and so on.
+import { describe, expect, it } from 'vitest';
+import { referencedScripts } from '../../src/skills/indexSkill.ts';
+
+const files = (markdown: Record<string, string>, scripts: string[]) => [
+  ...Object.entries(markdown).map(([path, text]) => ({ path, markdown: text })),
+  ...scripts.map((path) => ({ path })),
+];
+
+describe('referenced scripts', () => {
+  it('reach through a linked document named in another case, and through its own links, but not to unlinked ones', () => {
+    const folder = files(
+      {
+        'forms.md': 'Run `python scripts/fill.py <in.pdf> <out.pdf>`; for boxes see references/boxes.md.',
+        'references/boxes.md': 'Check with `../scripts/check_boxes.py`.',
+        'orphan.md': 'Run scripts/orphan.py.',
+      },
+      ['scripts/fill.py', 'scripts/check_boxes.py', 'scripts/orphan.py', 'scripts/unnamed.py'],
+    );
+    expect(referencedScripts(folder, 'If you need to fill out a form, read FORMS.md and follow it.')).toEqual(['scripts/check_boxes.py', 'scripts/fill.py']);
+  });
+
+  it('a script is named exactly: another case or a longer name does not count', () => {
+    expect(referencedScripts(files({}, ['scripts/run.sh']), 'Run SCRIPTS/RUN.SH or scripts/run.sh.bak')).toEqual([]);
+  });
+});
