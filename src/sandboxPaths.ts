@@ -21,4 +21,14 @@ export const skillPathInside = (id: string): string => `${SANDBOX_PATHS.skills}/
  * comes first: a separately built /usr/local/bin/python3 (as in python:3 images) does not see Debian's python3-*
  * modules, while Debian's /usr/bin/python3 sees those and pip's /usr/local ones alike.
  */
-export const SANDBOX_PATH = '/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin:/usr/local/sbin';
+export const SANDBOX_PATH = '/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin:/usr/local/sbin:/opt/skillbot/bin';
+
+/** Where the sandbox puts the program aliases below (last on its PATH, so a host's own program always wins). */
+export const ALIAS_DIR = '/opt/skillbot/bin';
+
+/**
+ * Names skills written for Claude Code call that a Debian host may lack: `python` (macOS and most images have
+ * it; Debian only with python-is-python3). Inside the sandbox each is a link to its target when the host has the
+ * target but not the name.
+ */
+export const PROGRAM_ALIASES: Readonly<Record<string, string>> = { python: 'python3' };

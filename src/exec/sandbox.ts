@@ -2,7 +2,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-import { SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
+import { ALIAS_DIR, PROGRAM_ALIASES, SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
 
 
 /** What the host folders of one run are, to be bound at SANDBOX_PATHS. */
@@ -40,6 +40,7 @@ export function systemMounts(nodePath: string = process.execPath): string[] {
     if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(host), host);
     else if (info.isDirectory()) args.push('--ro-bind', host, host);
   }
+  args.push(...programAliases());
   const nodePrefix = path.dirname(path.dirname(realpathOr(nodePath)));
   const covered = ['/usr', '/bin', '/sbin', '/lib', '/lib64'].some((dir) => nodePrefix === dir || nodePrefix.startsWith(`${dir}/`));
   if (!covered && nodePrefix !== '/') args.push('--ro-bind', nodePrefix, nodePrefix);
@@ -104,6 +105,20 @@ export function identityFiles(uid: number, gid: number): { passwd: string; group
     passwd: `sandbox:x:${uid}:${gid}:skill sandbox:${SANDBOX_PATHS.home}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
     group: `sandbox:x:${gid}:\nnogroup:x:65534:\n`,
   };
+}
+
+/** The sandbox's links for PROGRAM_ALIASES the host lacks (`python` → the host's python3), in ALIAS_DIR. */
+function programAliases(): string[] {
+  const onPath = (name: string) =>
+    SANDBOX_PATH.split(':')
+      .filter((dir) => dir !== ALIAS_DIR)
+      .map((dir) => path.join(dir, name))
+      .find((candidate) => lstatOrUndefined(candidate) !== undefined);
+  const links = Object.entries(PROGRAM_ALIASES).flatMap(([name, target]) => {
+    const found = onPath(target);
+    return onPath(name) === undefined && found !== undefined ? ['--symlink', found, `${ALIAS_DIR}/${name}`] : [];
+  });
+  return links.length === 0 ? [] : ['--dir', ALIAS_DIR, ...links];
 }
 
 function lstatOrUndefined(target: string) {

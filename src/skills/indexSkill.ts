@@ -64,6 +64,7 @@ function resourcesOf(scanned: ScannedFolder, body: string): ResourceFile[] {
 export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string): string[] {
   const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/'));
   const markdown = files.filter((file): file is { path: string; markdown: string } => file.markdown !== undefined);
+  const taken = new Set(files.map((file) => file.path));
   const found = new Set<string>();
   const reached = new Set<string>(['SKILL.md']);
   const pending = [{ from: '', text: body }];
@@ -71,7 +72,7 @@ export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?
     const { from, text } = pending.pop() as { from: string; text: string };
     const here = posix.dirname(from);
     const names = (target: string) => bodyNames(text, target) || (here !== '.' && here !== '' && bodyNames(text, posix.relative(here, target)));
-    for (const script of scripts) if (!found.has(script) && names(script)) found.add(script);
+    for (const script of scripts) if (!found.has(script) && spellings(script, taken).some(names)) found.add(script);
     // A document is named however its author spelled it: "read FORMS.md" reaches forms.md.
     const lower = text.toLowerCase();
     const namesDocument = (target: string) => bodyNames(lower, target.toLowerCase()) || (here !== '.' && here !== '' && bodyNames(lower, posix.relative(here, target).toLowerCase()));
@@ -82,6 +83,18 @@ export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?
     }
   }
   return [...found].sort();
+}
+
+/**
+ * How instructions may name a script: its path, the path without its extension (public skills write
+ * `python scripts/check_fillable_fields <file.pdf>`), and for Python its module (`python -m scripts.package_skill`).
+ */
+function spellings(script: string, taken: ReadonlySet<string>): string[] {
+  const extension = posix.extname(script);
+  const stem = extension === '' ? script : script.slice(0, -extension.length);
+  // `scripts/report.sh` names report.sh, not report.sh.bak: a stem that is itself a file is that file's name.
+  const bare = extension === '' || taken.has(stem) ? [] : [stem];
+  return [script, ...bare, ...(extension === '.py' ? [stem.replace(/\//g, '.')] : [])];
 }
 
 function scriptsOf(scanned: ScannedFolder, body: string, runOnLoad: readonly string[]): string[] {

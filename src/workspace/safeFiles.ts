@@ -58,9 +58,12 @@ function checkRegular(info: Stats, shown: string): void {
   if (info.nlink > 1) throw new WorkspacePathError(`${shown} has other hard links, so it is neither read nor written`);
 }
 
-/** What a path is, without following links: undefined when it does not exist. */
+/** What a path is, without following links: undefined when it (or a folder on the way) does not exist. */
 export async function entryAt(root: string, rel: string, shown: string): Promise<{ path: string; info: Stats } | undefined> {
   const parts = components(rel);
+  // A missing folder on the way means a missing entry; a link on the way is still refused.
+  const missingParent = parts.slice(0, -1).some((_, index) => lstatOrUndefined(path.join(root, ...parts.slice(0, index + 1))) === undefined);
+  if (missingParent) return undefined;
   const target = parts.length === 0 ? root : checkParents(root, parts, shown);
   const info = lstatOrUndefined(target);
   return info === undefined ? undefined : { path: target, info };

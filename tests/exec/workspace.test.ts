@@ -76,6 +76,12 @@ describe('a chat workspace in the sandbox', () => {
     expect(result.workspace?.changes).toEqual([{ path: 'made.txt', size: 3, created: true }]);
   });
 
+  it('has `python` for skills written for Claude Code, also where the host has only python3', async () => {
+    const result = await executor.run({ shell: 'python -c "import sys; print(sys.version_info[0])"', workspace: workspace(), chatId: CHAT });
+    expect(result.status, result.stderr).toBe('ok');
+    expect(result.stdout).toBe('3\n');
+  });
+
   it('a single file is stopped exactly at the room left in the workspace', async () => {
     const result = await executor.run({ shell: 'head -c 50M /dev/zero > big.bin', workspace: workspace(2 * MiB), chatId: CHAT });
     expect(result.status).not.toBe('ok');

@@ -20,6 +20,14 @@ describe('referenced scripts', () => {
     expect(referencedScripts(folder, 'If you need to fill out a form, read FORMS.md and follow it.')).toEqual(['scripts/check_boxes.py', 'scripts/fill.py']);
   });
 
+  it('a script may be named without its extension, or as a Python module', () => {
+    const folder = files({}, ['scripts/check_fields.py', 'scripts/package_skill.py', 'scripts/other.py']);
+    expect(referencedScripts(folder, 'Run `python scripts/check_fields <file.pdf>`, then `python -m scripts.package_skill <dir>`.')).toEqual([
+      'scripts/check_fields.py',
+      'scripts/package_skill.py',
+    ]);
+  });
+
   it('a script is named exactly: another case or a longer name does not count', () => {
     expect(referencedScripts(files({}, ['scripts/run.sh']), 'Run SCRIPTS/RUN.SH or scripts/run.sh.bak')).toEqual([]);
   });

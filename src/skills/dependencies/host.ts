@@ -2,7 +2,7 @@
 // process: programs on the sandbox's PATH, the Python modules the sandbox's `python3` can import, Node packages.
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { SANDBOX_PATH } from '../../sandboxPaths.ts';
+import { PROGRAM_ALIASES, SANDBOX_PATH } from '../../sandboxPaths.ts';
 import type { Dependency } from './types.ts';
 
 /** Host folders the sandbox shows (read-only); a program elsewhere, even if the host has it, is not there. */
@@ -38,7 +38,10 @@ export class HostView {
     if (name.startsWith('/')) return SANDBOX_VISIBLE.some((prefix) => name.startsWith(prefix)) && isExecutable(statOr(name));
     // The bot's own node (mounted, and running `.js` scripts that have no shebang) is not on this PATH: a
     // `#!/usr/bin/env node` or a `node x.js` in shell code needs a node here, so it is not counted.
-    return this.#searchPath.some((dir) => isExecutable(statOr(path.join(dir, name))));
+    if (this.#searchPath.some((dir) => isExecutable(statOr(path.join(dir, name))))) return true;
+    // The sandbox links an alias (`python`) to its target when the host has only the target.
+    const target = PROGRAM_ALIASES[name];
+    return target !== undefined && this.hasProgram(target);
   }
 
   /** Where the sandbox's `python3` looks: its stdlib, lib-dynload and site folders (Debian's dist-packages). */
