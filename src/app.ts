@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { type Config, ConfigError, worldSettings } from './config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
@@ -66,6 +68,23 @@ function countRuns(audit: AuditLog, metrics: Metrics): AuditLog {
 
 const WORKSPACE_SWEEP_MS = 12 * 60 * 60 * 1000;
 
+/**
+ * Where chat workspaces live. As root, runs take uids of their own and bwrap opens the workspace as that uid, so
+ * every folder above it must let others enter. A WORKSPACES_DIR that was set and cannot be entered stops the
+ * start (with the fix); the default (./data/workspaces) inside a private folder (root's home, a 0700 temp folder)
+ * moves to /var/tmp, which keeps files across reboots, with a warning saying so.
+ */
+function chooseWorkspaceRoot(config: Config, logger: Logger): string {
+  const { root, rootSet } = config.workspace;
+  const blocked = process.getuid?.() === 0 && config.sandbox.mode === 'bwrap' ? unreachableParent(root) : undefined;
+  if (blocked === undefined) return root;
+  const fix = 'make it enterable (chmod o+x) or set WORKSPACES_DIR to a folder that is';
+  if (rootSet) throw new ConfigError(`WORKSPACES_DIR (${root}) cannot be entered by the sandbox's user: ${blocked}; ${fix}.`);
+  const fallback = path.join('/var/tmp', `skillbot-workspaces-${createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 12)}`);
+  logger.warn({ workspaces: fallback }, `the sandbox's user cannot enter ${root} (${blocked}), so chat workspaces are kept in ${fallback}; ${fix}`);
+  return fallback;
+}
+
 /** Counts the skill processes running now (a gauge), around the one guarded way to run them. */
 function countRunning(executor: Executor): { executor: Executor; running: () => number } {
   let running = 0;
@@ -86,13 +105,7 @@ function countRunning(executor: Executor): { executor: Executor; running: () => 
 }
 
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
-  // As root, runs take uids of their own, and bwrap opens the workspace as that uid: its parents must let it in.
-  const blocked = process.getuid?.() === 0 && config.sandbox.mode === 'bwrap' ? unreachableParent(config.workspace.root) : undefined;
-  if (blocked !== undefined) {
-    throw new ConfigError(
-      `WORKSPACES_DIR (${config.workspace.root}) cannot be reached by the sandbox's user: ${blocked}. Make it enterable (chmod o+x) or set WORKSPACES_DIR to a folder that is.`,
-    );
-  }
+  const workspaceRoot = chooseWorkspaceRoot(config, logger);
   // Before the store: a key that cannot be made is a config problem, reported before anything starts.
   const stateKey = loadStateKey(config);
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
@@ -157,7 +170,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   // The executor runs a copy of the skill only when it hashes to the approved content (hashFolder); the
   // wrapper checks the folder before that too and names a change plainly for the model and the person.
   const scripts = countRunning(bindToApprovedContent(executor, hashFolder));
-  const workspaces = new ChatWorkspaces({ settings: config.workspace, store, owner: (chatId) => executor.workspaceOwner(chatId), logger });
+  const workspaces = new ChatWorkspaces({ settings: { ...config.workspace, root: workspaceRoot }, store, owner: (chatId) => executor.workspaceOwner(chatId), logger });
   // Idle chats' folders go at start and then twice a day; a failed sweep is only logged (it is tried again).
   const sweepWorkspaces = () => void workspaces.sweep().catch((error: unknown) => logger.warn({ err: error }, 'sweeping idle chat workspaces failed'));
   sweepWorkspaces();

@@ -32,6 +32,8 @@ export interface WorldSettings {
 export interface WorkspaceSettings {
   /** WORKSPACES_DIR: one folder per chat under it. */
   root: string;
+  /** Whether WORKSPACES_DIR was set (a default that the sandbox cannot enter is replaced; a set one must work). */
+  rootSet: boolean;
   maxBytes: number;
   maxFiles: number;
   ttlDays: number;
@@ -240,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: sandboxSettings(env),
     workspace: {
       root: optional(env.WORKSPACES_DIR) ?? './data/workspaces',
+      rootSet: optional(env.WORKSPACES_DIR) !== undefined,
       maxBytes: intVar(env, 'WORKSPACE_MAX_MB', 512, 1, 1_048_576) * MiB,
       maxFiles: intVar(env, 'WORKSPACE_MAX_FILES', 10_000, 10, 10_000_000),
       ttlDays: intVar(env, 'WORKSPACE_TTL_DAYS', 30, 1, 3650),

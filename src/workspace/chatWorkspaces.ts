@@ -13,7 +13,7 @@ import type { Owner } from './safeFiles.ts';
 import { pushWorkspace, restoreWorkspace } from './workspaceSync.ts';
 
 export interface ChatWorkspacesOptions {
-  settings: WorkspaceSettings;
+  settings: Omit<WorkspaceSettings, 'rootSet'>;
   store: Store;
   /** Who owns a chat's files on the host (the executor's answer): files the bot writes must stay the chat's. */
   owner: (chatId: string) => Owner | undefined;

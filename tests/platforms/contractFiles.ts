@@ -83,7 +83,7 @@ export function fileScenarios(ctx: ContractContext): void {
     await question.click('alice', 'yes_once');
     await chat.waitForAnswer(/^done with bounds[\s\S]*Not delivered: visits-chart\.svg is [\d.]+ KB, over the 2\.0 KB limit/);
     expect(chat.uploadedFiles().map((file) => file.name)).toEqual(['visits-summary.md']);
-    expect(run.result()).toMatch(/Not delivered: visits-chart\.svg is [\d.]+ KB, over the 2\.0 KB limit\./);
+    expect(run.result()).toMatch(/Not delivered: visits-chart\.svg is [\d.]+ KB, over the 2\.0 KB limit; it stays in the workspace\./);
     expect(run.result()).toContain('Delivered to the chat: visits-summary.md');
   });
 }

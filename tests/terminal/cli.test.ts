@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,8 @@ let env: Record<string, string>;
 beforeAll(async () => {
   fake = await startFakeAnthropic();
   dir = await mkdtemp(join(tmpdir(), 'skillbot-cli-'));
+  // An operator's folder, not a private one: the sandbox's user enters it to reach the chat workspaces.
+  await chmod(dir, 0o755);
   await writeSkills(join(dir, 'skills'), [STATS_SKILL]);
   env = { ANTHROPIC_BASE_URL: fake.url, SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://' };
 });

@@ -1,7 +1,7 @@
 // The README's quick start, verbatim, on a fresh copy of the project: `cp .env.example .env`, set the key in
 // .env, `npm start`, first answer. Every other empty line of .env.example must mean "unset", not a crash.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ let anthropic: FakeAnthropic;
 beforeAll(async () => {
   anthropic = await startFakeAnthropic({ brain: (req) => textReply(`you said: ${lastUserText(req)}`) });
   copy = await mkdtemp(join(tmpdir(), 'skillbot-quickstart-'));
+  // An operator's folder, not a private one: the sandbox's user enters it to reach the chat workspaces.
+  await chmod(copy, 0o755);
   // What a clone holds (no .env, no data/, no build: what .gitignore leaves out), with the installed dependencies.
   const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT }).toString().split('\0').filter(Boolean);
   for (const file of tracked) {

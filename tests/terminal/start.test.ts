@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ let stderr = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skillbot-start-'));
+  // An operator's folder, not a private one: the sandbox's user enters it to reach the chat workspaces.
+  await chmod(dir, 0o755);
   await writeSkills(join(dir, 'skills'), [NOTES_SKILL]);
   anthropic = await startFakeAnthropic({ brain: () => textReply('hello from the bot') });
   slack = await startFakeSlack();
