@@ -177,6 +177,9 @@ function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
       maxFileBytes: intVar(env, 'SCRIPT_MAX_FILE_MB', 100, 1, 1_048_576) * MiB,
       cpuSeconds: intVar(env, 'SCRIPT_CPU_SECONDS', 60, 1, 86_400),
       maxOpenFiles: intVar(env, 'SCRIPT_MAX_OPEN_FILES', 1024, 32, 1_048_576),
+      homeBytes: intVar(env, 'SCRIPT_HOME_MB', 256, 1, 1_048_576) * MiB,
+      tmpBytes: intVar(env, 'SCRIPT_TMP_MB', 256, 1, 1_048_576) * MiB,
+      shmBytes: 64 * MiB,
     },
     maxPerChat: intVar(env, 'SCRIPT_MAX_PER_CHAT', 2, 1, 64),
   };

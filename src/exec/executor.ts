@@ -1,6 +1,7 @@
 // The one guarded way skillbot runs skill code: a bubblewrap sandbox over a private copy of the approved skill,
 // contained path, chosen interpreter, allowlisted environment, argv without a shell, bounded output and
 // resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
+import { chmodSync, chownSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.ts';
 import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
@@ -12,6 +13,10 @@ import { probeSandbox } from './sandboxProbe.ts';
 import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
 import { spawnPrepared } from './spawnRun.ts';
 import { copyOutputs } from './folderCopy.ts';
+import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
+import { startEgressProxy } from './egressProxy.ts';
+import { mountBound } from './limits.ts';
+import { sweepStaleRunDirs } from './runDirs.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 
@@ -45,6 +50,11 @@ export interface ExecutorOptions {
   hashFolder?: HashFolder;
   /** Bounds on the skill folder copied for each run (default 64 MiB, 10,000 entries). */
   maxSkillBytes?: number;
+  /**
+   * Address ranges (CIDR) a networked run may reach although they are private or reserved (default none: only
+   * public addresses). Loopback and the host's own addresses stay refused whatever this says.
+   */
+  egressAllow?: string[];
   logger?: Logger;
 }
 
@@ -71,12 +81,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const uidBase = options.sandboxUidBase ?? DEFAULT_UID_BASE;
   const ownerOf = (slot: number): RunOwner | undefined => (root ? { uid: uidBase + slot, gid: uidBase + slot } : undefined);
   const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const egress = addressPolicy(options.egressAllow ?? []);
+  // Folders of runs a crashed bot left behind (its own or an earlier process's) go at start.
+  sweepStaleRunDirs(options.logger);
   const prlimitPath = options.prlimitPath ?? 'prlimit';
   // Probed once, right away; every run waits for the answer.
   const status: Promise<SandboxStatus> =
     mode === 'off'
       ? Promise.resolve({ mode: 'off', usable: true, isolates: ['nothing: SCRIPT_SANDBOX=off runs skill processes as the bot'] })
-      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0) });
+      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0), nodePath });
 
   const plan = (owner: RunOwner | undefined): RunPlan => ({
     mode,
@@ -107,7 +120,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         } else {
           held.push(slot);
           try {
-            result = await runGuarded(request, options, plan(ownerOf(slot.index)), await status, startedAt);
+            result = await runGuarded(request, options, plan(ownerOf(slot.index)), await status, startedAt, egress);
           } catch (error) {
             // Our own fault (e.g. the temp folder could not be made): still a result, never a throw.
             result = refusal(startedAt, `could not run the script: ${(error as Error).message}`, 'failed');
@@ -124,12 +137,22 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunPlan, status: SandboxStatus, startedAt: number): Promise<ExecResult> {
+async function runGuarded(
+  raw: ExecRequest,
+  options: ExecutorOptions,
+  plan: RunPlan,
+  status: SandboxStatus,
+  startedAt: number,
+  egress: AddressPolicy,
+): Promise<ExecResult> {
   if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
   if (!checked.ok) return refusal(startedAt, checked.reason);
   if (!status.usable) {
     return refusal(startedAt, `skill code is not run because the sandbox is unusable: ${status.problem}. To fix: ${status.fix}.`);
+  }
+  if (checked.request.network === true && status.mode === 'bwrap' && status.network !== undefined) {
+    return refusal(startedAt, `this skill may use the network, but the sandbox cannot give it a safe way out: ${status.network.problem}. To fix: ${status.network.fix}.`);
   }
   if (plan.hashFolder !== undefined && checked.request.expectedHash === undefined) {
     return refusal(startedAt, 'the run names no approved content hash, so what would run cannot be checked against what was approved');
@@ -138,14 +161,29 @@ async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunP
   try {
     const prepared: PreparedRun | { refused: string } = await prepareRun(checked.request, dirs, plan);
     if ('refused' in prepared) return refusal(startedAt, prepared.refused);
-    const result = await spawnPrepared(prepared, checked.request, {
-      timeoutMs: checked.request.timeoutMs ?? options.timeoutMs,
-      killGraceMs: options.killGraceMs,
-      maxOutputBytes: checked.request.maxOutputBytes ?? options.maxOutputBytes,
-      signal: raw.signal,
-      logger: options.logger,
-      startedAt,
-    });
+    const proxy = prepared.egressSocket === undefined ? undefined : await startEgressProxy(prepared.egressSocket, egress);
+    if (prepared.egressSocket !== undefined) {
+      chmodSync(prepared.egressSocket, 0o600);
+      if (plan.owner !== undefined) chownSync(prepared.egressSocket, plan.owner.uid, plan.owner.gid);
+    }
+    let result: ExecResult;
+    try {
+      result = await spawnPrepared(prepared, checked.request, {
+        timeoutMs: checked.request.timeoutMs ?? options.timeoutMs,
+        killGraceMs: options.killGraceMs,
+        maxOutputBytes: checked.request.maxOutputBytes ?? options.maxOutputBytes,
+        signal: raw.signal,
+        logger: options.logger,
+        startedAt,
+        mountBound: (mount) => mountBound(mount, plan.limits),
+      });
+    } finally {
+      await proxy?.close();
+    }
+    if (proxy !== undefined && proxy.refused.length > 0) {
+      options.logger?.warn({ script: raw.script, refused: proxy.refused }, 'the egress proxy refused destinations of a skill');
+      if (result.status !== 'ok') result = { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${proxy.refused.join(', ')}` };
+    }
     if (prepared.copyOutputs && checked.request.outputDir !== undefined) {
       const copied = await copyOutputs(dirs.output, checked.request.outputDir, { maxBytes: plan.limits.maxFileBytes, maxEntries: 1000 });
       if (!copied.ok) options.logger?.warn({ script: raw.script, reason: copied.reason }, 'some output files were not kept');

@@ -10,6 +10,7 @@ import { prlimitArgs, type SandboxLimits } from './limits.ts';
 import type { CheckedRequest } from './request.ts';
 import type { RunDirs, RunOwner } from './runDirs.ts';
 import { bwrapArgs, SANDBOX_PATHS, sandboxEnv } from './sandbox.ts';
+import { INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
 
 /** How this executor runs things, the same for every request. */
 export interface RunPlan {
@@ -38,6 +39,8 @@ export interface PreparedRun {
   sandboxed: boolean;
   /** Files written into the run's output folder are copied to the request's outputDir afterwards. */
   copyOutputs: boolean;
+  /** A networked sandboxed run: where the egress proxy must listen (host path) before the spawn. */
+  egressSocket?: string;
 }
 
 const INPUT_BOUNDS = { maxBytes: 256 * 1024 * 1024, maxEntries: 1000 };
@@ -95,15 +98,31 @@ export async function prepareRun(request: CheckedRequest, dirs: RunDirs, plan: R
   const interpreter = interpreterFor(inside, firstLine, { executable: contained.executable, nodePath: plan.nodePath });
   if (!interpreter.ok) return { refused: interpreter.reason };
   const output = request.outputDir === undefined ? undefined : dirs.output;
-  const layout = { skillDir, home: dirs.home, tmp: dirs.tmp, input, output, passwd: dirs.passwd, group: dirs.group, network: request.network ?? false };
+  const network = request.network === true;
+  const egressSocket = network ? path.join(dirs.root, 'egress.sock') : undefined;
+  const layout = {
+    skillDir,
+    sizes: { home: plan.limits.homeBytes, tmp: plan.limits.tmpBytes, shm: plan.limits.shmBytes },
+    input,
+    output,
+    passwd: dirs.passwd,
+    group: dirs.group,
+    egressSocket,
+    infoFd: INFO_FD,
+  };
+  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], network ? { nodePath: plan.nodePath } : undefined);
   return {
     command: plan.prlimitPath,
-    args: [...prlimitArgs(plan.limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', interpreter.command, ...interpreter.args, ...request.args],
+    args: [...prlimitArgs(plan.limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: sandboxEnv(process.env, request.env, { input: input !== undefined, output: output !== undefined }),
+    env: {
+      ...sandboxEnv(process.env, request.env, { input: input !== undefined, output: output !== undefined }),
+      ...(network ? proxyEnv() : {}),
+    },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,
     copyOutputs: output !== undefined,
+    ...(egressSocket === undefined ? {} : { egressSocket }),
   };
 }

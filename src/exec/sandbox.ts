@@ -9,17 +9,26 @@ export const SANDBOX_PATHS = {
   tmp: '/tmp',
   input: '/run/skillbot/input',
   output: '/run/skillbot/output',
+  /** A networked run's only way out: the egress proxy's unix socket (see egressProxy.ts). */
+  egressSocket: '/run/skillbot/egress.sock',
 } as const;
 
 /** PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). */
 export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin';
 
+/** Sizes, in bytes, of the run's writable filesystems (RAM-backed tmpfs, so they bound memory as well as disk). */
+export interface MountSizes {
+  home: number;
+  tmp: number;
+  shm: number;
+}
+
 /** What the host folders of one run are, to be bound at SANDBOX_PATHS. */
 export interface SandboxLayout {
   /** Mounted read-only at /skill, the working directory. */
   skillDir: string;
-  home: string;
-  tmp: string;
+  /** HOME, /tmp and /dev/shm are sized tmpfs of the sandbox's own. */
+  sizes: MountSizes;
   /** Mounted read-only. */
   input?: string;
   /** Mounted writable. */
@@ -27,7 +36,10 @@ export interface SandboxLayout {
   /** The run's own /etc/passwd and /etc/group, naming only the sandbox user. */
   passwd: string;
   group: string;
-  network: boolean;
+  /** Host path of the egress proxy's socket for a networked run; without it the run has no network at all. */
+  egressSocket?: string;
+  /** The fd on which bwrap reports the host pid of the sandbox's init (so a timeout can kill it, see supervise.ts). */
+  infoFd?: number;
 }
 
 // The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales.
@@ -57,11 +69,16 @@ export function systemMounts(nodePath: string = process.execPath): string[] {
 
 /** The whole bwrap argv before `--` and the command. */
 export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
-  const etc = [...ETC_ALWAYS, ...(layout.network ? ETC_NETWORK : [])].flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
+  const network = layout.egressSocket !== undefined;
+  const etc = [...ETC_ALWAYS, ...(network ? ETC_NETWORK : [])].flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
+  const sized = (bytes: number, dir: string) => ['--size', String(bytes), '--tmpfs', dir];
   return [
-    // New user, pid, ipc, uts, cgroup and network namespaces; the network is shared back only when allowed.
+    // Namespaces: new user, pid, ipc, uts, cgroup and network ones, always: the host's network is never shared (a
+    // networked run reaches out only through the egress socket below). bwrap 0.8 needs --unshare-user spelled
+    // out for --disable-userns, which keeps the script from making nested namespaces of its own.
     '--unshare-all',
-    ...(layout.network ? ['--share-net'] : []),
+    '--unshare-user',
+    '--disable-userns',
     '--die-with-parent',
     '--new-session',
     // Run as root (as in CI), bwrap would keep capabilities, and a script could remount its folder writable.
@@ -69,6 +86,7 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     'ALL',
     '--hostname',
     'sandbox',
+    ...(layout.infoFd === undefined ? [] : ['--info-fd', String(layout.infoFd)]),
     ...etc,
     '--ro-bind',
     layout.passwd,
@@ -76,23 +94,28 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '--ro-bind',
     layout.group,
     '/etc/group',
+    // Writable places, each a sized tmpfs, so a run cannot fill the host's memory or disk: /dev itself is made
+    // read-only once /dev/shm is in it (bwrap's /dev is a tmpfs the sandbox user owns).
     '--dev',
+    '/dev',
+    ...sized(layout.sizes.shm, '/dev/shm'),
+    '--remount-ro',
     '/dev',
     '--proc',
     '/proc',
-    '--bind',
-    layout.home,
-    SANDBOX_PATHS.home,
-    '--bind',
-    layout.tmp,
-    SANDBOX_PATHS.tmp,
+    ...sized(layout.sizes.home, SANDBOX_PATHS.home),
+    ...sized(layout.sizes.tmp, SANDBOX_PATHS.tmp),
     ...(layout.input === undefined ? [] : ['--ro-bind', layout.input, SANDBOX_PATHS.input]),
     ...(layout.output === undefined ? [] : ['--bind', layout.output, SANDBOX_PATHS.output]),
+    ...(layout.egressSocket === undefined ? [] : ['--bind', layout.egressSocket, SANDBOX_PATHS.egressSocket]),
     '--ro-bind',
     layout.skillDir,
     SANDBOX_PATHS.skill,
     // Last, so a node installed under /tmp or a home folder is not hidden by the run's own /tmp and HOME.
     ...system,
+    // Then the root (bwrap's own unbounded tmpfs) goes read-only: nothing is written but in the sized mounts.
+    '--remount-ro',
+    '/',
     '--chdir',
     SANDBOX_PATHS.skill,
   ];

@@ -13,6 +13,11 @@ export interface SuperviseOptions {
   onSignalError: (error: NodeJS.ErrnoException) => void;
   /** Aborting it kills the whole group at once (a person pressed Stop). */
   abortSignal?: AbortSignal;
+  /**
+   * Kills the sandbox from inside out (its init, so bwrap outside sees it end, reaps it and exits): true when it
+   * could. Killing bwrap first would orphan its init, and a bot running as PID 1 would collect that zombie.
+   */
+  killSandbox?: () => boolean;
 }
 
 export interface SupervisedRun {
@@ -116,7 +121,7 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
     const onAbort = (): void => {
       if (finished || timedOut || stopped) return;
       stopped = true;
-      signal('SIGKILL');
+      if (options.killSandbox?.() !== true) signal('SIGKILL');
       settleAfterKill();
     };
     if (options.abortSignal?.aborted === true) onAbort();
@@ -126,7 +131,7 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
       if (stopped) return;
       timedOut = true;
       exitedBeforeTimeout = exit !== undefined;
-      signal('SIGTERM');
+      if (options.killSandbox?.() !== true) signal('SIGTERM');
       later(options.killGraceMs, () => {
         signal('SIGKILL');
         settleAfterKill();
