@@ -20,14 +20,19 @@ const HOP_BY_HOP = ['proxy-connection', 'proxy-authorization', 'connection', 'ke
 
 type Target = { ok: true; address: string } | { ok: false; why: string };
 
+/** Every address of a name (the host's resolver by default; tests give names of their own). */
+export type EgressLookup = (name: string) => Promise<string[]>;
+
+const systemLookup: EgressLookup = async (name) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
+
 /** The first address of `host` the policy allows; a literal address is checked as it is. */
-async function resolveTarget(host: string, policy: AddressPolicy): Promise<Target> {
+async function resolveTarget(host: string, policy: AddressPolicy, resolve: EgressLookup): Promise<Target> {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
   if (net.isIP(bare) !== 0) addresses = [bare];
   else {
     try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((entry) => entry.address);
+      addresses = await resolve(bare);
     } catch (error) {
       return { ok: false, why: `the name does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
     }
@@ -49,7 +54,7 @@ function splitAuthority(authority: string): { host: string; port: number } | und
   return port > 0 && port < 65_536 ? { host: match[1], port } : undefined;
 }
 
-export async function startEgressProxy(socketPath: string, policy: AddressPolicy): Promise<EgressProxy> {
+export async function startEgressProxy(socketPath: string, policy: AddressPolicy, resolve: EgressLookup = systemLookup): Promise<EgressProxy> {
   const open = new Set<Duplex>();
   const refused: string[] = [];
   const track = (socket: Duplex): void => {
@@ -73,7 +78,7 @@ export async function startEgressProxy(socketPath: string, policy: AddressPolicy
         return;
       }
       const where = `${authority.host}:${authority.port}`;
-      const target = await resolveTarget(authority.host, policy);
+      const target = await resolveTarget(authority.host, policy, resolve);
       if (!target.ok) {
         client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${refuse(where, target.why)}`);
         return;
@@ -111,7 +116,7 @@ export async function startEgressProxy(socketPath: string, policy: AddressPolicy
       }
       const port = url.port === '' ? 80 : Number(url.port);
       const where = `${url.hostname}:${port}`;
-      const target = await resolveTarget(url.hostname, policy);
+      const target = await resolveTarget(url.hostname, policy, resolve);
       if (!target.ok) {
         response.writeHead(403, { 'content-type': 'text/plain' }).end(refuse(where, target.why));
         return;

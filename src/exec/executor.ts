@@ -14,7 +14,7 @@ import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
 import { spawnPrepared } from './spawnRun.ts';
 import { copyOutputs } from './folderCopy.ts';
 import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
-import { startEgressProxy } from './egressProxy.ts';
+import { type EgressLookup, startEgressProxy } from './egressProxy.ts';
 import { mountBound } from './limits.ts';
 import { sweepStaleRunDirs } from './runDirs.ts';
 import { refusal } from './results.ts';
@@ -55,6 +55,8 @@ export interface ExecutorOptions {
    * public addresses). Loopback and the host's own addresses stay refused whatever this says.
    */
   egressAllow?: string[];
+  /** How the egress proxy resolves names (default: the host's resolver); tests name their own servers. */
+  egressLookup?: EgressLookup;
   logger?: Logger;
 }
 
@@ -161,7 +163,7 @@ async function runGuarded(
   try {
     const prepared: PreparedRun | { refused: string } = await prepareRun(checked.request, dirs, plan);
     if ('refused' in prepared) return refusal(startedAt, prepared.refused);
-    const proxy = prepared.egressSocket === undefined ? undefined : await startEgressProxy(prepared.egressSocket, egress);
+    const proxy = prepared.egressSocket === undefined ? undefined : await startEgressProxy(prepared.egressSocket, egress, options.egressLookup);
     if (prepared.egressSocket !== undefined) {
       chmodSync(prepared.egressSocket, 0o600);
       if (plan.owner !== undefined) chownSync(prepared.egressSocket, plan.owner.uid, plan.owner.gid);
