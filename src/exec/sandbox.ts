@@ -80,6 +80,9 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '--unshare-user',
     '--disable-userns',
     '--die-with-parent',
+    // No init of bwrap's own inside: bwrap outside exits on its init's report and may not reap it first, so with the
+    // bot as PID 1 every run left a zombie. The wrapper (sandboxInit.ts) is PID 1 instead, and its end ends the rest.
+    '--as-pid-1',
     '--new-session',
     // Run as root (as in CI), bwrap would keep capabilities, and a script could remount its folder writable.
     '--cap-drop',

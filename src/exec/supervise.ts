@@ -37,6 +37,12 @@ export interface SupervisedRun {
 // After SIGKILL, how long to wait for the pipes to close before dropping them: a process that left the group
 // with setsid could hold them open for ever.
 const SETTLE_AFTER_KILL_MS = 500;
+// After the sandbox's init was killed, how long bwrap outside gets to reap it and exit by itself before the group
+// is killed: killing bwrap first would leave its init to the bot as a zombie when the bot is PID 1.
+const REAP_WAIT_MS = 5000;
+// How long a timeout waits for bwrap to name its init before killing the group instead.
+const INIT_WAIT_MS = 2000;
+const INIT_POLL_MS = 20;
 
 export function supervise(child: ChildProcess, options: SuperviseOptions): Promise<SupervisedRun> {
   return new Promise((resolve) => {
@@ -111,8 +117,13 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
     });
 
     // Drops the pipes shortly after a SIGKILL: a process that left the group could hold them open for ever.
+    let initKilled = false;
+    const killInit = (): boolean => {
+      initKilled = options.killSandbox?.() === true;
+      return initKilled;
+    };
     const settleAfterKill = (): void => {
-      later(SETTLE_AFTER_KILL_MS, () => {
+      later(initKilled ? REAP_WAIT_MS : SETTLE_AFTER_KILL_MS, () => {
         child.stdout?.destroy();
         child.stderr?.destroy();
         finish();
@@ -121,21 +132,34 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
     const onAbort = (): void => {
       if (finished || timedOut || stopped) return;
       stopped = true;
-      if (options.killSandbox?.() !== true) signal('SIGKILL');
+      if (!killInit()) signal('SIGKILL');
       settleAfterKill();
     };
     if (options.abortSignal?.aborted === true) onAbort();
     else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
 
-    later(options.timeoutMs, () => {
-      if (stopped) return;
+    let waitedForInit = 0;
+    const onTimeout = (): void => {
+      if (stopped || finished) return;
       timedOut = true;
       exitedBeforeTimeout = exit !== undefined;
-      if (options.killSandbox?.() !== true) signal('SIGTERM');
+      if (killInit()) {
+        settleAfterKill();
+        return;
+      }
+      if (options.killSandbox !== undefined && exit === undefined && waitedForInit < INIT_WAIT_MS) {
+        // bwrap has not named its init yet (a slow start): wait for it rather than orphan it.
+        waitedForInit += INIT_POLL_MS;
+        timedOut = false;
+        later(INIT_POLL_MS, onTimeout);
+        return;
+      }
+      signal('SIGTERM');
       later(options.killGraceMs, () => {
         signal('SIGKILL');
         settleAfterKill();
       });
-    });
+    };
+    later(options.timeoutMs, onTimeout);
   });
 }
