@@ -33,6 +33,8 @@ export interface SandboxSettings {
   limits: SandboxLimits;
   /** Skill processes one chat may run at once. */
   maxPerChat: number;
+  /** When the bot runs as root, slot N's sandbox runs as uid and gid `uidBase + N` (SCRIPT_SANDBOX_UID_BASE). */
+  uidBase: number;
 }
 
 export interface AgentSettings {
@@ -182,6 +184,8 @@ function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
       shmBytes: 64 * MiB,
     },
     maxPerChat: intVar(env, 'SCRIPT_MAX_PER_CHAT', 2, 1, 64),
+    // Never root's or a system account's uid; room left below the 32-bit limit for every slot.
+    uidBase: intVar(env, 'SCRIPT_SANDBOX_UID_BASE', 100_000, 1000, 4_294_000_000),
   };
 }
 
