@@ -17,6 +17,7 @@ import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
 import { type EgressLookup, startEgressProxy } from './egressProxy.ts';
 import { mountBound } from './limits.ts';
 import { sweepStaleRunDirs } from './runDirs.ts';
+import { type BoundsMode, createRunCgroup, describeBoundsMode, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 
@@ -55,6 +56,12 @@ export interface ExecutorOptions {
    * public addresses). Loopback and the host's own addresses stay refused whatever this says.
    */
   egressAllow?: string[];
+  /**
+   * `auto` (default): with a delegated cgroup v2 tree each run gets a cgroup bounding its memory (tmpfs included)
+   * and processes as a whole; without one the rlimits alone apply. `off`: rlimits alone. A BoundsMode found
+   * elsewhere (detectBoundsMode with other sources) is taken as it is.
+   */
+  cgroups?: 'auto' | 'off' | BoundsMode;
   /** How the egress proxy resolves names (default: the host's resolver); tests name their own servers. */
   egressLookup?: EgressLookup;
   logger?: Logger;
@@ -86,12 +93,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const egress = addressPolicy(options.egressAllow ?? []);
   // Folders of runs a crashed bot left behind (its own or an earlier process's) go at start.
   sweepStaleRunDirs(options.logger);
+  const bounds: BoundsMode =
+    mode === 'off' || options.cgroups === 'off'
+      ? { kind: 'rlimits', why: 'cgroups are turned off for this executor' }
+      : typeof options.cgroups === 'object'
+        ? options.cgroups
+        : detectBoundsMode();
   const prlimitPath = options.prlimitPath ?? 'prlimit';
   // Probed once, right away; every run waits for the answer.
   const status: Promise<SandboxStatus> =
     mode === 'off'
       ? Promise.resolve({ mode: 'off', usable: true, isolates: ['nothing: SCRIPT_SANDBOX=off runs skill processes as the bot'] })
-      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0), nodePath });
+      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0), nodePath, bounds: describeBoundsMode(bounds) });
 
   const plan = (owner: RunOwner | undefined): RunPlan => ({
     mode,
@@ -103,6 +116,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     nodePath,
     hashFolder: options.hashFolder,
     maxSkillBytes: options.maxSkillBytes,
+    ...(bounds.kind === 'cgroup' ? { cgroupsDir: bounds.runsDir } : {}),
   });
 
   return {
@@ -169,7 +183,16 @@ async function runGuarded(
       if (plan.owner !== undefined) chownSync(prepared.egressSocket, plan.owner.uid, plan.owner.gid);
     }
     let result: ExecResult;
+    let group: RunCgroup | undefined;
     try {
+      if (plan.cgroupsDir !== undefined && prepared.sandboxed) {
+        try {
+          group = createRunCgroup(plan.cgroupsDir, plan.limits);
+        } catch (error) {
+          return refusal(startedAt, `the run's cgroup could not be made (${(error as Error).message}), so it was not run unbounded`, 'failed');
+        }
+      }
+      const mib = Math.round(plan.limits.memoryBytes / (1024 * 1024));
       result = await spawnPrepared(prepared, checked.request, {
         timeoutMs: checked.request.timeoutMs ?? options.timeoutMs,
         killGraceMs: options.killGraceMs,
@@ -178,9 +201,19 @@ async function runGuarded(
         logger: options.logger,
         startedAt,
         mountBound: (mount) => mountBound(mount, plan.limits),
+        ...(group === undefined
+          ? {}
+          : {
+              cgroup: {
+                group,
+                memory: `the run reached its memory bound (${mib} MiB for the whole run, its HOME, /tmp and /dev/shm included: SCRIPT_MEMORY_MB)`,
+                processes: `the run reached its process bound (${plan.limits.maxProcesses}: SCRIPT_MAX_PROCESSES)`,
+              },
+            }),
       });
     } finally {
       await proxy?.close();
+      await group?.remove();
     }
     if (proxy !== undefined && proxy.refused.length > 0) {
       options.logger?.warn({ script: raw.script, refused: proxy.refused }, 'the egress proxy refused destinations of a skill');

@@ -24,6 +24,8 @@ export interface RunPlan {
   nodePath: string;
   hashFolder?: (dir: string) => Promise<{ hash: string } | { error: string }>;
   maxSkillBytes?: number;
+  /** With a delegated cgroup v2 tree: where each run gets a cgroup of its own (runCgroup.ts). */
+  cgroupsDir?: string;
 }
 
 /** A run ready to spawn. */

@@ -19,6 +19,8 @@ export interface ProbeOptions {
   owner?: RunOwner;
   /** The node that runs the network bridge inside (the bot's own). */
   nodePath?: string;
+  /** How memory and processes are bounded (runCgroup.ts describeBoundsMode). */
+  bounds?: string;
 }
 
 // Inside the probe: a nested user namespace must be refused (--disable-userns); exit 3 says it was not.
@@ -136,5 +138,6 @@ function isolation(options: ProbeOptions): string[] {
     'all capabilities dropped',
     options.owner === undefined ? "the bot's own uid" : `an unprivileged uid (${options.owner.uid} and up, one per slot)`,
     describeLimits(options.limits),
+    ...(options.bounds === undefined ? [] : [options.bounds]),
   ];
 }

@@ -2,7 +2,8 @@
 // supervises it to its end.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import type { RunCgroup } from './runCgroup.ts';
 import type { Logger } from '../log.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCap.ts';
 import type { CheckedRequest } from './request.ts';
@@ -21,7 +22,13 @@ export interface SpawnSettings {
   startedAt: number;
   /** Words for a sandbox mount found full (limits.mountBound). */
   mountBound?: (mount: string) => string;
+  /** With a delegated cgroup v2 tree: the run's own cgroup, and the words for the bounds it can hit. */
+  cgroup?: { group: RunCgroup; memory: string; processes: string };
 }
+
+// Holds the run until the bot has moved it into its cgroup (fd 5 closes), so nothing forks outside it first.
+const GATE = ['/bin/sh', '-c', 'read -r _ <&5; exec 5<&-; exec "$@"', 'skillbot-gate'];
+const GATE_FD = 5;
 
 const DEFAULT_KILL_GRACE_MS = 2000;
 
@@ -34,8 +41,9 @@ const BWRAP_EXEC_FAILED = /^bwrap: execvp (\S+): (.+)$/m;
 export async function spawnPrepared(prepared: PreparedRun, request: CheckedRequest, settings: SpawnSettings): Promise<ExecResult> {
   // node's own spawn: execa's stdio machinery costs several ms per run and we read the pipes ourselves anyway.
   // A sandboxed run has two more pipes: the wrapper's report of full mounts (fd 3) and bwrap's --info-fd (fd 4).
-  const extra = prepared.sandboxed ? (['pipe', 'pipe'] as const) : ([] as const);
-  const child = spawn(prepared.command, prepared.args, {
+  const extra = prepared.sandboxed ? (settings.cgroup === undefined ? (['pipe', 'pipe'] as const) : (['pipe', 'pipe', 'pipe'] as const)) : ([] as const);
+  const [command, args] = settings.cgroup === undefined ? [prepared.command, prepared.args] : [GATE[0] as string, [...GATE.slice(1), prepared.command, ...prepared.args]];
+  const child = spawn(command, args, {
     shell: false,
     cwd: prepared.cwd,
     // bwrap is PID 1 in the sandbox and its environ is readable there: it gets the allowlisted environment only.
@@ -49,6 +57,20 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     child.stdin.on('error', () => undefined);
     child.stdin.end(request.stdin);
   }
+  if (settings.cgroup !== undefined) {
+    const gate = (child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD] ?? undefined;
+    gate?.on('error', () => undefined);
+    try {
+      if (child.pid === undefined) throw new Error('the run did not start');
+      settings.cgroup.group.add(child.pid);
+      gate?.end('\n');
+    } catch (error) {
+      // Never run it outside its bounds.
+      child.kill('SIGKILL');
+      gate?.destroy();
+      settings.logger?.warn({ err: error, script: request.script }, 'could not move a run into its cgroup');
+    }
+  }
   const report = collect(child.stdio[REPORT_FD] as Readable | undefined);
   const info = collect(child.stdio[INFO_FD] as Readable | undefined);
   const run = await supervise(child, {
@@ -61,7 +83,12 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   });
   const result = toResult(run, prepared.interpreter, settings.timeoutMs, settings.startedAt);
   if (!prepared.sandboxed) return result;
-  const reported = asBwrapReported(result);
+  let reported = asBwrapReported(result);
+  const hit = settings.cgroup?.group.hit();
+  if (settings.cgroup !== undefined && hit !== undefined && result.status !== 'ok') {
+    const bounds = [...(hit.memory ? [settings.cgroup.memory] : []), ...(hit.processes ? [settings.cgroup.processes] : [])];
+    if (bounds.length > 0) reported = { ...reported, reason: `${reported.reason ?? 'the script failed'}; ${bounds.join('; ')}` };
+  }
   const full = result.status === 'ok' ? [] : fullMounts(await report.done());
   if (full.length === 0 || settings.mountBound === undefined) return reported;
   const bounds = full.map(settings.mountBound).join('; ');
