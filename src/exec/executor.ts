@@ -17,7 +17,7 @@ import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
 import { type EgressLookup, startEgressProxy } from './egressProxy.ts';
 import { mountBound } from './limits.ts';
 import { sweepStaleRunDirs } from './runDirs.ts';
-import { type BoundsMode, createRunCgroup, describeBoundsMode, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
+import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 
@@ -104,7 +104,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const status: Promise<SandboxStatus> =
     mode === 'off'
       ? Promise.resolve({ mode: 'off', usable: true, isolates: ['nothing: SCRIPT_SANDBOX=off runs skill processes as the bot'] })
-      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0), nodePath, bounds: describeBoundsMode(bounds) });
+      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0), nodePath, bounds });
 
   const plan = (owner: RunOwner | undefined): RunPlan => ({
     mode,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describeLimits, prlimitArgs, type SandboxLimits } from './limits.ts';
 import { createRunDirs, removeRunDirs, type RunOwner } from './runDirs.ts';
 import { bwrapArgs, sandboxEnv, type SandboxLayout } from './sandbox.ts';
+import type { BoundsMode } from './runCgroup.ts';
 import { innerCommand } from './sandboxInit.ts';
 import type { SandboxStatus } from './types.ts';
 
@@ -19,8 +20,8 @@ export interface ProbeOptions {
   owner?: RunOwner;
   /** The node that runs the network bridge inside (the bot's own). */
   nodePath?: string;
-  /** How memory and processes are bounded (runCgroup.ts describeBoundsMode). */
-  bounds?: string;
+  /** How memory and processes are bounded (runCgroup.ts). */
+  bounds?: BoundsMode;
 }
 
 // Inside the probe: a nested user namespace must be refused (--disable-userns); exit 3 says it was not.
@@ -101,7 +102,13 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
               problem: `the network bridge does not start inside the sandbox (${lastLine(bridged.stderr) || `exit ${bridged.exitCode}`})`,
               fix: "make the bot's node runnable inside the sandbox (install node under /usr, or keep its install folder readable by the sandbox user); see docs/security.md",
             };
-      return { mode: 'bwrap', usable: true, isolates: isolation(options), ...(network === undefined ? {} : { network }) };
+      return {
+        mode: 'bwrap',
+        usable: true,
+        isolates: isolation(options),
+        bounds: options.bounds ?? { kind: 'rlimits', why: 'no cgroup was looked for' },
+        ...(network === undefined ? {} : { network }),
+      };
     }
     if (result.exitCode === NESTED_EXIT) {
       return unusable(
@@ -138,6 +145,5 @@ function isolation(options: ProbeOptions): string[] {
     'all capabilities dropped',
     options.owner === undefined ? "the bot's own uid" : `an unprivileged uid (${options.owner.uid} and up, one per slot)`,
     describeLimits(options.limits),
-    ...(options.bounds === undefined ? [] : [options.bounds]),
   ];
 }

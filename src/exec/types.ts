@@ -1,3 +1,4 @@
+import type { BoundsMode } from './runCgroup.ts';
 // The one guarded way to run skill code: what callers ask for and what they get back.
 
 export interface ExecRequest {
@@ -68,6 +69,8 @@ export type SandboxStatus =
       usable: true;
       /** What every skill process is cut off from or bounded by, for `doctor`. */
       isolates: string[];
+      /** How memory and processes are bounded: a cgroup per run, or rlimits per process (and why). */
+      bounds: BoundsMode;
       /** Set when networked runs cannot be given their egress bridge: they are then refused with this. */
       network?: { problem: string; fix: string };
     }
