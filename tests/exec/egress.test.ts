@@ -142,4 +142,17 @@ describe('a networked skill', () => {
     expect(result.status).toBe('failed');
     expect(result.reason).toContain("the network proxy refused 127.0.0.1:6379: 127.0.0.1 is the host's loopback");
   });
+
+  it('is refused with the fix, never run on the host network, where the bridge cannot start', async () => {
+    // A "node" that is no node: the bridge inside cannot start, so no networked run has a way out.
+    const broken = createExecutor({ timeoutMs: 30_000, nodePath: '/usr/bin/false' });
+    const status = await broken.sandbox();
+    expect(status).toMatchObject({ mode: 'bwrap', usable: true, network: { problem: expect.stringMatching(/network bridge does not start/) } });
+    const networked = await broken.run({ skillDir: skill.dir, script: 'scripts/probe.py', args: ['{}'], network: true });
+    expect(networked.status).toBe('refused');
+    expect(networked.reason).toMatch(/^this skill may use the network, but the sandbox cannot give it a safe way out: .*To fix: make the bot's node runnable/);
+    // Runs without network are not affected.
+    await skill.write('scripts/plain.sh', '#!/bin/sh\necho plain\n');
+    expect(await broken.run({ skillDir: skill.dir, script: 'scripts/plain.sh' })).toMatchObject({ status: 'ok', stdout: 'plain\n' });
+  });
 });
