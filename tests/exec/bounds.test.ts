@@ -2,7 +2,8 @@
 // and the result says which bound), everything else is read-only, and no nested namespaces can be made.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { makeSkill, type TempSkill } from './skillFolder.ts';
+import { stat } from 'node:fs/promises';
+import { hostPidsWith, makeSkill, type TempSkill, uniqueSleep } from './skillFolder.ts';
 
 const MiB = 1024 * 1024;
 
@@ -30,6 +31,24 @@ describe('the bounds of one run', () => {
     expect(Number(result.stdout.trim())).toBeGreaterThan((mib - 1) * MiB);
     expect(result.stderr).toMatch(/No space left on device/);
     expect(result.reason).toBe(`the script exited with code 1; ${bound}`);
+  });
+
+  it('holds at most the bound of a /tmp fill, measured from the host while the run still holds it', async () => {
+    const mark = uniqueSleep();
+    await skill.write('scripts/hold.sh', `#!/bin/sh\nhead -c 67108864 /dev/zero > /tmp/fill\nsleep ${mark}\n`);
+    const run = executor().run({ skillDir: skill.dir, script: 'scripts/hold.sh', timeoutMs: 15_000 });
+    let held = -1;
+    const deadline = Date.now() + 10_000;
+    while (held < 0 && Date.now() < deadline) {
+      const [pid] = await hostPidsWith(mark);
+      // The sandbox's /tmp seen from the host, through the sleeping process's root.
+      if (pid !== undefined) held = (await stat(`/proc/${pid}/root/tmp/fill`)).size;
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const pid of await hostPidsWith(mark)) process.kill(pid, 'SIGKILL');
+    await run;
+    expect(held).toBeGreaterThan(15 * MiB);
+    expect(held).toBeLessThanOrEqual(16 * MiB);
   });
 
   it('has a read-only root and /dev: nothing is written outside the sized mounts', async () => {
