@@ -11,7 +11,8 @@ const NON_PUBLIC_V4 = [
   '224.0.0.0/4', '240.0.0.0/4',
 ];
 const NON_PUBLIC_V6 = [
-  '::/128', '::1/128', '::ffff:0:0/96', '64:ff9b::/96', '64:ff9b:1::/48', '100::/64', '2001::/23', '2001:db8::/32',
+  // IPv4-mapped addresses (::ffff:a.b.c.d) need no range here: BlockList checks them as the IPv4 address.
+  '::/128', '::1/128', '64:ff9b::/96', '64:ff9b:1::/48', '100::/64', '2001::/23', '2001:db8::/32',
   '2002::/16', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
 ];
 const LOOPBACK = ['127.0.0.0/8', '::1/128', '0.0.0.0/8', '::/128'];
@@ -65,10 +66,10 @@ export function addressPolicy(allow: string[] = [], hostAddresses: () => string[
       const target = normalise(raw);
       if (target === undefined) return `"${raw}" is not an IP address`;
       if (loopback.check(target.address, target.family)) return `${raw} is the host's loopback`;
-      const own = hostAddresses().map(normalise);
-      if (own.some((address) => address !== undefined && address.address.toLowerCase() === target.address.toLowerCase())) {
-        return `${raw} is one of the host's own addresses`;
-      }
+      // A BlockList, not string equality: an address has many spellings (`::ffff:c000:202` is 192.0.2.2).
+      const own = new BlockList();
+      for (const address of hostAddresses().map(normalise)) if (address !== undefined) own.addAddress(address.address, address.family);
+      if (own.check(target.address, target.family)) return `${raw} is one of the host's own addresses`;
       if (nonPublic.check(target.address, target.family) && !allowed.check(target.address, target.family)) {
         return `${raw} is in a private or reserved range`;
       }
