@@ -79,7 +79,7 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     maxOutputBytes: settings.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     abortSignal: settings.signal,
     onSignalError: (error) => settings.logger?.warn({ err: error, script: request.script }, 'could not signal a skill process group'),
-    killSandbox: () => killInit(info.text()),
+    ...(prepared.sandboxed ? { killSandbox: () => killInit(info.text()) } : {}),
   });
   const result = toResult(run, prepared.interpreter, settings.timeoutMs, settings.startedAt);
   if (!prepared.sandboxed) return result;

@@ -129,35 +129,43 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
         finish();
       });
     };
-    const onAbort = (): void => {
-      if (finished || timedOut || stopped) return;
-      stopped = true;
-      if (!killInit()) signal('SIGKILL');
-      settleAfterKill();
-    };
-    if (options.abortSignal?.aborted === true) onAbort();
-    else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
-
+    // Kills the sandbox from inside out; while bwrap has not named its init yet (a slow start), waits for it rather
+    // than orphan it, and only then falls back to the group (`fallback`).
     let waitedForInit = 0;
-    const onTimeout = (): void => {
-      if (stopped || finished) return;
-      timedOut = true;
-      exitedBeforeTimeout = exit !== undefined;
+    const killFromInside = (fallback: () => void): void => {
+      if (finished) return;
       if (killInit()) {
         settleAfterKill();
         return;
       }
       if (options.killSandbox !== undefined && exit === undefined && waitedForInit < INIT_WAIT_MS) {
-        // bwrap has not named its init yet (a slow start): wait for it rather than orphan it.
         waitedForInit += INIT_POLL_MS;
-        timedOut = false;
-        later(INIT_POLL_MS, onTimeout);
+        later(INIT_POLL_MS, () => killFromInside(fallback));
         return;
       }
-      signal('SIGTERM');
-      later(options.killGraceMs, () => {
+      fallback();
+    };
+    const onAbort = (): void => {
+      if (finished || timedOut || stopped) return;
+      stopped = true;
+      killFromInside(() => {
         signal('SIGKILL');
         settleAfterKill();
+      });
+    };
+    if (options.abortSignal?.aborted === true) onAbort();
+    else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
+
+    const onTimeout = (): void => {
+      if (stopped || finished) return;
+      timedOut = true;
+      exitedBeforeTimeout = exit !== undefined;
+      killFromInside(() => {
+        signal('SIGTERM');
+        later(options.killGraceMs, () => {
+          signal('SIGKILL');
+          settleAfterKill();
+        });
       });
     };
     later(options.timeoutMs, onTimeout);
