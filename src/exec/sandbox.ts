@@ -124,7 +124,7 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
   ];
 }
 
-/** The environment of bwrap itself and so of everything inside (bwrap is PID 1 there: its environ is readable). */
+/** The environment of bwrap itself and so of everything inside (the wrapper, PID 1 there, has it: its environ is readable). */
 export function sandboxEnv(
   parent: NodeJS.ProcessEnv,
   configured: Record<string, string>,

@@ -46,7 +46,7 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   const child = spawn(command, args, {
     shell: false,
     cwd: prepared.cwd,
-    // bwrap is PID 1 in the sandbox and its environ is readable there: it gets the allowlisted environment only.
+    // Everything inside, PID 1 included, inherits this environ, readable there: the allowlisted environment only.
     env: prepared.env,
     detached: true,
     ...(prepared.owner === undefined ? {} : { uid: prepared.owner.uid, gid: prepared.owner.gid }),
