@@ -1,5 +1,7 @@
-// Overhead of the sandboxed run (bwrap, prlimit, a private copy of the skill) over a bare spawn of the same tiny
-// script, and of the unsandboxed guarded run (SCRIPT_SANDBOX=off) for comparison.
+// Overhead of the sandboxed run (bwrap with its sized tmpfs mounts and read-only root, prlimit, the wrapper that
+// reports full mounts, a private copy of the skill) over a bare spawn of the same tiny script, of the unsandboxed
+// guarded run (SCRIPT_SANDBOX=off) for comparison, and of a networked sandboxed run (the egress proxy and the
+// bridge inside, which starts the bot's node) reported beside them.
 // Run: npm run bench:exec   (node --import tsx bench/exec.ts [runs])
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -64,7 +66,7 @@ try {
   const status = await sandboxed.sandbox();
   if (!status.usable) throw new Error(`the sandbox is unusable here: ${status.problem}`);
   const unsandboxed = createExecutor({ timeoutMs: 30_000, logger: silentLogger(), sandbox: 'off' });
-  const [bare, off, guarded] = (await timeInterleaved([
+  const [bare, off, guarded, networked] = (await timeInterleaved([
     { label: 'bare spawn (bash hello.sh)', once: () => bareRun('/bin/bash', [script], skillDir) },
     {
       label: 'executor.run, sandbox off',
@@ -80,14 +82,22 @@ try {
         if (result.status !== 'ok') throw new Error(`sandboxed run ${result.status}: ${result.reason}`);
       },
     },
-  ])) as [Row, Row, Row];
+    {
+      label: 'executor.run, networked',
+      once: async () => {
+        const result = await sandboxed.run({ skillDir, script: 'scripts/hello.sh', network: true });
+        if (result.status !== 'ok') throw new Error(`networked run ${result.status}: ${result.reason}`);
+      },
+    },
+  ])) as [Row, Row, Row, Row];
 
   console.log(`exec bench: ${runs} runs each, interleaved, after ${warmup} warm-up, ${os.cpus().length} CPUs, node ${process.version}`);
-  for (const row of [bare, off, guarded]) {
+  for (const row of [bare, off, guarded, networked]) {
     console.log(`  ${row.label.padEnd(30)} p50 ${row.p50.toFixed(2).padStart(7)} ms   p99 ${row.p99.toFixed(2).padStart(7)} ms`);
   }
   const overhead = guarded.p50 - bare.p50;
   console.log(`  overhead                       p50 ${overhead.toFixed(2).padStart(7)} ms   p99 ${(guarded.p99 - bare.p99).toFixed(2).padStart(7)} ms`);
+  console.log(`  networked overhead             p50 ${(networked.p50 - bare.p50).toFixed(2).padStart(7)} ms   p99 ${(networked.p99 - bare.p99).toFixed(2).padStart(7)} ms`);
   console.log(`  target: at most 15 ms sandboxed overhead at p50 -> ${overhead <= 15 ? 'met' : 'NOT met'}`);
 } finally {
   await rm(root, { recursive: true, force: true });

@@ -46,6 +46,8 @@ export interface SandboxSettings {
   limits: SandboxLimits;
   /** Skill processes one chat may run at once. */
   maxPerChat: number;
+  /** When the bot runs as root, slot N's sandbox runs as uid and gid `uidBase + N` (SCRIPT_SANDBOX_UID_BASE). */
+  uidBase: number;
 }
 
 export interface AgentSettings {
@@ -192,8 +194,13 @@ function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
       maxFileBytes: intVar(env, 'SCRIPT_MAX_FILE_MB', 100, 1, 1_048_576) * MiB,
       cpuSeconds: intVar(env, 'SCRIPT_CPU_SECONDS', 60, 1, 86_400),
       maxOpenFiles: intVar(env, 'SCRIPT_MAX_OPEN_FILES', 1024, 32, 1_048_576),
+      homeBytes: intVar(env, 'SCRIPT_HOME_MB', 256, 1, 1_048_576) * MiB,
+      tmpBytes: intVar(env, 'SCRIPT_TMP_MB', 256, 1, 1_048_576) * MiB,
+      shmBytes: 64 * MiB,
     },
     maxPerChat: intVar(env, 'SCRIPT_MAX_PER_CHAT', 2, 1, 64),
+    // Never root's or a system account's uid; room left below the 32-bit limit for every slot.
+    uidBase: intVar(env, 'SCRIPT_SANDBOX_UID_BASE', 100_000, 1000, 4_294_000_000),
   };
 }
 

@@ -3,6 +3,7 @@
 import type { CommandOutput } from './commandOutput.ts';
 import type { Config } from './config.ts';
 import { executorFromConfig } from './exec/fromConfig.ts';
+import type { BoundsMode } from './exec/runCgroup.ts';
 import { stateKeyCheck } from './approvals/index.ts';
 import { silentLogger } from './log.ts';
 import { HostView, missingOnHost, scanSkillDependencies, shortMissing } from './skills/dependencies/index.ts';
@@ -28,7 +29,7 @@ export interface DoctorDeps {
 
 export async function runDoctor(config: Config, deps: DoctorDeps): Promise<number> {
   const http = deps.fetch ?? fetch;
-  const checks: Check[] = [await sandbox(config), await store(config), stateKey(config)];
+  const checks: Check[] = [...(await sandbox(config)), ...init(process.pid), await store(config), stateKey(config)];
   if (config.slack.botToken !== undefined) checks.push(await slack(config.slack.apiUrl ?? SLACK_API, config.slack.botToken, http));
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
   const validation = await validateFolders(config.skillsDirs, 'runtime');
@@ -37,11 +38,50 @@ export async function runDoctor(config: Config, deps: DoctorDeps): Promise<numbe
   return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
 }
 
-async function sandbox(config: Config): Promise<Check> {
+async function sandbox(config: Config): Promise<Check[]> {
   const status = await executorFromConfig(config, silentLogger()).sandbox();
-  if (status.mode === 'off') return { verdict: 'warn', name: 'sandbox', text: 'SCRIPT_SANDBOX=off: skill scripts run unsandboxed as the bot' };
-  if (!status.usable) return { verdict: 'FAIL', name: 'sandbox', text: `bwrap is unusable (${status.problem}); every skill script is refused. Fix: ${status.fix}` };
-  return { verdict: 'ok', name: 'sandbox', text: `bwrap; ${status.isolates.join('; ')}` };
+  if (status.mode === 'off') return [{ verdict: 'warn', name: 'sandbox', text: 'SCRIPT_SANDBOX=off: skill scripts run unsandboxed as the bot' }];
+  if (!status.usable) return [{ verdict: 'FAIL', name: 'sandbox', text: `bwrap is unusable (${status.problem}); every skill script is refused. Fix: ${status.fix}` }];
+  return [
+    { verdict: 'ok', name: 'sandbox', text: `bwrap; ${status.isolates.join('; ')}` },
+    status.network === undefined
+      ? { verdict: 'ok', name: 'network', text: "skills a world lists reach public addresses only, through the bot's egress proxy; never the host or its private networks" }
+      : { verdict: 'FAIL', name: 'network', text: `networked skills are refused: ${status.network.problem}. Fix: ${status.network.fix}` },
+    boundsCheck(config, status.bounds),
+  ];
+}
+
+/** Which mode bounds memory and processes, and what each run is then guaranteed (docs/security.md#bounds). */
+function boundsCheck(config: Config, bounds: BoundsMode): Check {
+  const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
+  const { limits } = config.sandbox;
+  const mounts = `HOME ${mib(limits.homeBytes)}, /tmp ${mib(limits.tmpBytes)}, /dev/shm ${mib(limits.shmBytes)} (sized tmpfs)`;
+  if (bounds.kind === 'cgroup') {
+    return {
+      verdict: 'ok',
+      name: 'bounds',
+      text: `cgroup mode: each run as a whole holds at most ${mib(limits.memoryBytes)} of memory, its ${mounts} included, and ${limits.maxProcesses} processes`,
+    };
+  }
+  return {
+    verdict: 'warn',
+    name: 'bounds',
+    text:
+      `rlimits mode (${bounds.why}): ${mib(limits.memoryBytes)} of memory per process, not per run; ${limits.maxProcesses} processes per run as root ` +
+      `(its own uid), shared with the bot's user otherwise; ${mounts} on top. A delegated cgroup v2 tree bounds the whole run; see docs/security.md#bounds`,
+  };
+}
+
+/** As PID 1 the bot is the reaper of every orphan in its container; an init (docker run --init) does that better. */
+function init(pid: number): Check[] {
+  if (pid !== 1) return [];
+  return [
+    {
+      verdict: 'warn',
+      name: 'init',
+      text: 'the bot runs as PID 1 without an init: start the container with --init (docker run --init, tini, dumb-init) so every exited process is reaped; see docs/security.md',
+    },
+  ];
 }
 
 /** Several instances must share one key: without it, each ignores the others' grants and answers. */

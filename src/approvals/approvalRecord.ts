@@ -118,3 +118,13 @@ export function decisionFields(record: ApprovalRecord): Record<string, unknown> 
   const { id, worldId, chatId, requesterId, skillId, skillHash, items, status, outcome, option, decidedBy, decidedAt } = record;
   return { id, worldId, chatId, requesterId, skillId, skillHash, items, status, outcome, option, decidedBy, decidedAt };
 }
+
+/**
+ * What an open question's MAC covers: who asked (and so, with the world's configured approvers, who may answer),
+ * where, what runs, and the card people read. Never the fields that change while it is open (its message
+ * reference, the instance awaiting it).
+ */
+export function pendingFields(record: ApprovalRecord): Record<string, unknown> {
+  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey } = record;
+  return { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey };
+}

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Store } from '../store/types.ts';
 import { createLocalApprovalBus, type ApprovalBus } from './approvalBus.ts';
-import { decisionFields, isOption, newApprovalRecord, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { decisionFields, isOption, newApprovalRecord, pendingFields, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';
 import { ApprovalResolver } from './approvalResolver.ts';
 import { ApprovalResume } from './approvalResume.ts';
 import { ApprovalWaiters } from './approvalWaiters.ts';
@@ -182,7 +182,12 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
    * the store some other way (a forged "yes") fails, and must be treated as no answer at all.
    */
   isAuthentic(record: ApprovalRecord): boolean {
-    return this.#sealer.verify('approval', record.id, decisionFields(record), record.mac);
+    return this.#sealer.verify('approval', record.id, decisionFields(record), record.mac) && this.#askedByUs(record);
+  }
+
+  /** Whether who asked, where and what runs are as the bot stored them when it asked. */
+  #askedByUs(record: ApprovalRecord): boolean {
+    return this.#sealer.verify('pending', record.id, pendingFields(record), record.pendingMac);
   }
 
   /** A click or typed answer. Exactly one response (across instances) is accepted per approval. */
@@ -192,6 +197,13 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     if (record === undefined || (record.status !== 'pending' && record.status !== 'resolved')) return { kind: 'not_found' };
     const option = input.option;
     if (!isOption(option) || !record.options.includes(option)) return { kind: 'invalid_option' };
+    if (record.status === 'pending' && !this.#askedByUs(record)) {
+      // Changed in the store while open (another requester who then may answer, other items): nobody's answer
+      // counts; the question is closed as not run, and the turn is told its record failed the integrity check.
+      this.#logger.warn({ approvalId: record.id, worldId: record.worldId }, 'an open approval record failed its integrity check; closed unanswered');
+      const closed = await this.#resolver.resolve(record.id, 'expired', SYSTEM_DECIDERS.integrity);
+      return closed === undefined ? { kind: 'not_found' } : { kind: 'already_resolved', record: closed.record };
+    }
     if (record.worldId !== input.worldId) return { kind: 'wrong_world', record };
     if (!this.#mayAnswer(record, input.userId)) {
       await this.#tellPrivately(record, input.userId);
@@ -252,7 +264,8 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   }
 
   async #ask(input: ApprovalRequestInput): Promise<ApprovalRecord> {
-    const record = newApprovalRecord(input, this.#now(), this.instanceId);
+    const asked = newApprovalRecord(input, this.#now(), this.instanceId);
+    const record: ApprovalRecord = { ...asked, pendingMac: this.#sealer.seal('pending', asked.id, pendingFields(asked)) };
     const { defaultOption } = record;
     const ttlMs = input.timeoutMs + this.#keepMs;
     const waiter = this.#waiters.add(record);

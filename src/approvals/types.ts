@@ -76,6 +76,11 @@ export interface ApprovalRecord {
   presentedAt?: number;
   /** Set once resolved: HMAC of the decision under the state key (see ApprovalRuntime.isAuthentic). */
   mac?: string;
+  /**
+   * Set when asked: HMAC of who asked, where, and what runs (approvalRecord.ts pendingFields) under the state key,
+   * so a record changed in the store while open (another requester, who then may answer; other items) is refused.
+   */
+  pendingMac?: string;
 }
 
 /** What a click (or typed answer) produced; adapters turn it into a platform reply. */

@@ -1,6 +1,7 @@
 // The one guarded way skillbot runs skill code: a bubblewrap sandbox over a private copy of the approved skill,
 // contained path, chosen interpreter, allowlisted environment, argv without a shell, bounded output and
 // resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
+import { chmodSync, chownSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.ts';
 import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
@@ -12,6 +13,11 @@ import { probeSandbox } from './sandboxProbe.ts';
 import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
 import { spawnPrepared } from './spawnRun.ts';
 import { DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
+import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
+import { type EgressLookup, startEgressProxy } from './egressProxy.ts';
+import { mountBound } from './limits.ts';
+import { sweepStaleRunDirs } from './runDirs.ts';
+import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 import { VerifiedCopies } from './verifiedCopies.ts';
@@ -51,6 +57,19 @@ export interface ExecutorOptions {
   hashFolder?: HashFolder;
   /** Bounds on the skill folder copied for each run (default 64 MiB, 10,000 entries). */
   maxSkillBytes?: number;
+  /**
+   * Address ranges (CIDR) a networked run may reach although they are private or reserved (default none: only
+   * public addresses). Loopback and the host's own addresses stay refused whatever this says.
+   */
+  egressAllow?: string[];
+  /**
+   * `auto` (default): with a delegated cgroup v2 tree each run gets a cgroup bounding its memory (tmpfs included)
+   * and processes as a whole; without one the rlimits alone apply. `off`: rlimits alone. A BoundsMode found
+   * elsewhere (detectBoundsMode with other sources) is taken as it is.
+   */
+  cgroups?: 'auto' | 'off' | BoundsMode;
+  /** How the egress proxy resolves names (default: the host's resolver); tests name their own servers. */
+  egressLookup?: EgressLookup;
   logger?: Logger;
 }
 
@@ -94,12 +113,21 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ? undefined
       : new VerifiedCopies(options.hashFolder, { ...DEFAULT_SKILL_COPY_BOUNDS, ...(options.maxSkillBytes === undefined ? {} : { maxBytes: options.maxSkillBytes }) });
   const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const egress = addressPolicy(options.egressAllow ?? []);
+  // Folders of runs a crashed bot left behind (its own or an earlier process's) go at start.
+  sweepStaleRunDirs(options.logger);
+  const bounds: BoundsMode =
+    mode === 'off' || options.cgroups === 'off'
+      ? { kind: 'rlimits', why: 'cgroups are turned off for this executor' }
+      : typeof options.cgroups === 'object'
+        ? options.cgroups
+        : detectBoundsMode();
   const prlimitPath = options.prlimitPath ?? 'prlimit';
   // Probed once, right away; every run waits for the answer.
   const status: Promise<SandboxStatus> =
     mode === 'off'
       ? Promise.resolve({ mode: 'off', usable: true, isolates: ['nothing: SCRIPT_SANDBOX=off runs skill processes as the bot'] })
-      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0) });
+      : probeSandbox({ bwrapPath, prlimitPath, limits, system, owner: ownerOf(0), nodePath, bounds });
 
   const plan = (owner: RunOwner | undefined): RunPlan => ({
     mode,
@@ -111,6 +139,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     nodePath,
     ...(copies === undefined ? {} : { copies }),
     maxSkillBytes: options.maxSkillBytes,
+    ...(bounds.kind === 'cgroup' ? { cgroupsDir: bounds.runsDir } : {}),
   });
 
   return {
@@ -132,7 +161,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         } else {
           held.push(slot);
           try {
-            result = await runGuarded(request, options, plan(ownerOf(slot.index, request.workspace === undefined ? undefined : request.chatId)), await status, startedAt);
+            result = await runGuarded(request, options, plan(ownerOf(slot.index, request.workspace === undefined ? undefined : request.chatId)), await status, startedAt, egress);
           } catch (error) {
             // Our own fault (e.g. the temp folder could not be made): still a result, never a throw.
             result = refusal(startedAt, `could not run the script: ${(error as Error).message}`, 'failed');
@@ -149,13 +178,23 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunPlan, status: SandboxStatus, startedAt: number): Promise<ExecResult> {
+async function runGuarded(
+  raw: ExecRequest,
+  options: ExecutorOptions,
+  plan: RunPlan,
+  status: SandboxStatus,
+  startedAt: number,
+  egress: AddressPolicy,
+): Promise<ExecResult> {
   if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
   if (!checked.ok) return refusal(startedAt, checked.reason);
   const request = checked.request;
   if (!status.usable) {
     return refusal(startedAt, `skill code is not run because the sandbox is unusable: ${status.problem}. To fix: ${status.fix}.`);
+  }
+  if (request.network === true && status.mode === 'bwrap' && status.network !== undefined) {
+    return refusal(startedAt, `this skill may use the network, but the sandbox cannot give it a safe way out: ${status.network.problem}. To fix: ${status.network.fix}.`);
   }
   if (plan.copies !== undefined && request.script !== undefined && request.expectedHash === undefined) {
     return refusal(startedAt, 'the run names no approved content hash, so what would run cannot be checked against what was approved');
@@ -170,9 +209,23 @@ async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunP
     const room = bound === undefined || before === undefined ? Number.POSITIVE_INFINITY : bound.bytes - before.bytes;
     const prepared: PreparedRun | { refused: string } = await prepareRun(request, dirs, plan, room, releases);
     if ('refused' in prepared) return refusal(startedAt, prepared.refused);
+    const proxy = prepared.egressSocket === undefined ? undefined : await startEgressProxy(prepared.egressSocket, egress, options.egressLookup);
+    if (prepared.egressSocket !== undefined) {
+      chmodSync(prepared.egressSocket, 0o600);
+      if (plan.owner !== undefined) chownSync(prepared.egressSocket, plan.owner.uid, plan.owner.gid);
+    }
     const guard = workspace === undefined || before === undefined ? undefined : guardWorkspace(workspace.dir, { bytes: workspace.maxBytes, files: workspace.maxFiles }, before, () => overLimit.abort());
     let result: ExecResult;
+    let group: RunCgroup | undefined;
     try {
+      if (plan.cgroupsDir !== undefined && prepared.sandboxed) {
+        try {
+          group = createRunCgroup(plan.cgroupsDir, plan.limits);
+        } catch (error) {
+          return refusal(startedAt, `the run's cgroup could not be made (${(error as Error).message}), so it was not run unbounded`, 'failed');
+        }
+      }
+      const mib = Math.round(plan.limits.memoryBytes / (1024 * 1024));
       result = await spawnPrepared(prepared, request, {
         timeoutMs: request.timeoutMs ?? options.timeoutMs,
         killGraceMs: options.killGraceMs,
@@ -180,9 +233,25 @@ async function runGuarded(raw: ExecRequest, options: ExecutorOptions, plan: RunP
         signal: raw.signal === undefined ? overLimit.signal : AbortSignal.any([raw.signal, overLimit.signal]),
         logger: options.logger,
         startedAt,
+        mountBound: (mount) => mountBound(mount, plan.limits),
+        ...(group === undefined
+          ? {}
+          : {
+              cgroup: {
+                group,
+                memory: `the run reached its memory bound (${mib} MiB for the whole run, its HOME, /tmp and /dev/shm included: SCRIPT_MEMORY_MB)`,
+                processes: `the run reached its process bound (${plan.limits.maxProcesses}: SCRIPT_MAX_PROCESSES)`,
+              },
+            }),
       });
     } finally {
       guard?.stop();
+      await proxy?.close();
+      await group?.remove();
+    }
+    if (proxy !== undefined && proxy.refused.length > 0) {
+      options.logger?.warn({ script: raw.script, refused: proxy.refused }, 'the egress proxy refused destinations of a skill');
+      if (result.status !== 'ok') result = { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${proxy.refused.join(', ')}` };
     }
     if (workspace === undefined || before === undefined || bound === undefined) return result;
     const after = await scanTree(workspace.dir);

@@ -14,6 +14,7 @@ export function executorFromConfig(
     sandbox: config.sandbox.mode,
     limits: config.sandbox.limits,
     maxConcurrentPerChat: config.sandbox.maxPerChat,
+    sandboxUidBase: config.sandbox.uidBase,
     logger,
     ...extra,
   });

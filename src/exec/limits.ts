@@ -16,6 +16,12 @@ export interface SandboxLimits {
   cpuSeconds: number;
   /** Open file descriptors of each process (RLIMIT_NOFILE). */
   maxOpenFiles: number;
+  /** Size of the run's HOME, a tmpfs of its own (SCRIPT_HOME_MB). */
+  homeBytes: number;
+  /** Size of the run's /tmp (TMPDIR), a tmpfs of its own (SCRIPT_TMP_MB). */
+  tmpBytes: number;
+  /** Size of the run's /dev/shm. */
+  shmBytes: number;
 }
 
 /** Address space allowed beyond memoryBytes (bounds shared mappings too, which RLIMIT_DATA does not count). */
@@ -27,7 +33,18 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   maxFileBytes: 100 * 1024 * 1024,
   cpuSeconds: 60,
   maxOpenFiles: 1024,
+  homeBytes: 256 * 1024 * 1024,
+  tmpBytes: 256 * 1024 * 1024,
+  shmBytes: 64 * 1024 * 1024,
 };
+
+/** The bound a full sandbox mount hit, in the words a person (and the model) reads in the run's reason. */
+export function mountBound(mount: string, limits: SandboxLimits): string {
+  const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
+  if (mount === '/tmp') return `its /tmp (TMPDIR) is full: the ${mib(limits.tmpBytes)} bound (SCRIPT_TMP_MB)`;
+  if (mount === '/dev/shm') return `its /dev/shm is full: the ${mib(limits.shmBytes)} bound`;
+  return `its HOME (${mount}) is full: the ${mib(limits.homeBytes)} bound (SCRIPT_HOME_MB)`;
+}
 
 /** prlimit's options, soft and hard limit alike, so a script cannot raise them again. */
 export function prlimitArgs(limits: SandboxLimits): string[] {
@@ -44,7 +61,7 @@ export function prlimitArgs(limits: SandboxLimits): string[] {
 /** One line for `doctor` and the docs. */
 export function describeLimits(limits: SandboxLimits): string {
   const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
-  return `at most ${limits.maxProcesses} processes, ${mib(limits.memoryBytes)} of memory per process, files up to ${mib(limits.maxFileBytes)}, ${limits.cpuSeconds} s of CPU, ${limits.maxOpenFiles} open files`;
+  return `at most ${limits.maxProcesses} processes, ${mib(limits.memoryBytes)} of memory per process, files up to ${mib(limits.maxFileBytes)}, ${limits.cpuSeconds} s of CPU, ${limits.maxOpenFiles} open files; HOME ${mib(limits.homeBytes)}, /tmp ${mib(limits.tmpBytes)} and /dev/shm ${mib(limits.shmBytes)}, each a sized tmpfs`;
 }
 
 /**

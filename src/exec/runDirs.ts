@@ -1,9 +1,13 @@
-// A fresh private folder for every run (HOME, TMPDIR, the skill's copy when it is not shared), removed after it.
-import { chownSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+// A fresh private folder for every run (HOME and TMPDIR for a run without the sandbox, the skill's copy when it is
+// not shared), removed after it.
+import { chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from '../log.ts';
 import { identityFiles } from './sandbox.ts';
+
+const STALE_PREFIX = 'skillbot-run-';
 
 export interface RunDirs {
   root: string;
@@ -26,7 +30,8 @@ export interface RunOwner {
  * and the root folder too, so that user can reach what is bound into the sandbox.
  */
 export function createRunDirs(owner?: RunOwner): RunDirs {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'skillbot-run-'));
+  // The bot's pid in the name lets a later start tell a dead bot's leftovers from a live one's runs.
+  const root = mkdtempSync(path.join(os.tmpdir(), `${STALE_PREFIX}${process.pid}-`));
   const dirs: RunDirs = {
     root,
     home: path.join(root, 'home'),
@@ -51,5 +56,47 @@ export async function removeRunDirs(dirs: RunDirs): Promise<Error | undefined> {
     return undefined;
   } catch (error) {
     return error as Error;
+  }
+}
+
+
+/**
+ * Removes run folders left in the temp folder by a bot that died mid-run (a kill -9, a power cut): they hold
+ * copies of skills and the person's files. A folder goes when the bot that made it (the pid in its name) is gone,
+ * or when it is older than `minAgeMs` (a pid of another PID namespace, or one reused), so a run of another
+ * skillbot on the same host that is under way is left alone. Synchronous and once per executor: a few stats.
+ */
+export function sweepStaleRunDirs(logger?: Logger, minAgeMs = 6 * 60 * 60 * 1000, now = Date.now()): number {
+  let swept = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(os.tmpdir());
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(STALE_PREFIX)) continue;
+    const dir = path.join(os.tmpdir(), entry);
+    try {
+      const info = lstatSync(dir);
+      const owner = Number(/^(\d+)-/.exec(entry.slice(STALE_PREFIX.length))?.[1]);
+      const ownerGone = Number.isInteger(owner) && owner !== process.pid && !alive(owner);
+      if (!info.isDirectory() || (!ownerGone && now - info.mtimeMs < minAgeMs)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      swept += 1;
+    } catch (error) {
+      logger?.warn({ err: error, dir }, 'could not remove a stale run folder');
+    }
+  }
+  if (swept > 0) logger?.info({ swept }, 'removed run folders left by an earlier run of the bot');
+  return swept;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -12,6 +12,7 @@ import type { CheckedRequest } from './request.ts';
 import type { RunDirs, RunOwner } from './runDirs.ts';
 import { SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
 import { bwrapArgs, sandboxEnv } from './sandbox.ts';
+import { INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
 import type { VerifiedCopies } from './verifiedCopies.ts';
 
 /** How this executor runs things, the same for every request. */
@@ -27,6 +28,8 @@ export interface RunPlan {
   /** With the registry's hash: every skill folder a run sees is a copy verified against its approved hash. */
   copies?: VerifiedCopies;
   maxSkillBytes?: number;
+  /** With a delegated cgroup v2 tree: where each run gets a cgroup of its own (runCgroup.ts). */
+  cgroupsDir?: string;
 }
 
 /** A run ready to spawn. */
@@ -40,6 +43,8 @@ export interface PreparedRun {
   interpreter: string;
   /** Runs in bwrap (which reports a child killed by signal N as exit 128+N). */
   sandboxed: boolean;
+  /** A networked sandboxed run: where the egress proxy must listen (host path) before the spawn. */
+  egressSocket?: string;
 }
 
 /** Skill folders held for a run; released (shared copies become evictable) when it ends. */
@@ -138,24 +143,28 @@ export async function prepareRun(
   }
 
   const cwd = request.workspace !== undefined ? SANDBOX_PATHS.workspace : own !== undefined ? skillPathInside(own.id) : SANDBOX_PATHS.home;
+  const network = request.network === true;
+  const egressSocket = network ? path.join(dirs.root, 'egress.sock') : undefined;
   const layout = {
     skills: folders,
     ...(request.workspace === undefined ? {} : { workspace: request.workspace.dir }),
     cwd,
-    home: dirs.home,
-    tmp: dirs.tmp,
+    sizes: { home: plan.limits.homeBytes, tmp: plan.limits.tmpBytes, shm: plan.limits.shmBytes },
     passwd: dirs.passwd,
     group: dirs.group,
-    network: request.network ?? false,
+    egressSocket,
+    infoFd: INFO_FD,
   };
   const limits = { ...plan.limits, maxFileBytes: Math.max(1, Math.min(plan.limits.maxFileBytes, fileBytes)) };
+  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], network ? { nodePath: plan.nodePath } : undefined);
   return {
     command: plan.prlimitPath,
-    args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', interpreter.command, ...interpreter.args, ...request.args],
+    args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: sandboxEnv(process.env, request.env, request.workspace !== undefined),
+    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...(network ? proxyEnv() : {}) },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,
+    ...(egressSocket === undefined ? {} : { egressSocket }),
   };
 }

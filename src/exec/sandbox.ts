@@ -1,9 +1,17 @@
 // How a skill process is started inside bubblewrap: the mounts it sees, its namespaces, its environment.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-
 import { ALIAS_DIR, PROGRAM_ALIASES, SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
 
+/** A networked run's only way out, inside: the egress proxy's unix socket (see egressProxy.ts). */
+export const EGRESS_SOCKET_INSIDE = '/run/skillbot/egress.sock';
+
+/** Sizes, in bytes, of the run's writable filesystems (RAM-backed tmpfs, so they bound memory as well as disk). */
+export interface MountSizes {
+  home: number;
+  tmp: number;
+  shm: number;
+}
 
 /** What the host folders of one run are, to be bound at SANDBOX_PATHS. */
 export interface SandboxLayout {
@@ -13,12 +21,15 @@ export interface SandboxLayout {
   workspace?: string;
   /** The working directory inside. */
   cwd: string;
-  home: string;
-  tmp: string;
+  /** HOME, /tmp and /dev/shm are sized tmpfs of the sandbox's own. */
+  sizes: MountSizes;
   /** The run's own /etc/passwd and /etc/group, naming only the sandbox user. */
   passwd: string;
   group: string;
-  network: boolean;
+  /** Host path of the egress proxy's socket for a networked run; without it the run has no network at all. */
+  egressSocket?: string;
+  /** The fd on which bwrap reports the host pid of the sandbox's init (so a timeout can kill it, see supervise.ts). */
+  infoFd?: number;
 }
 
 // The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales.
@@ -49,18 +60,27 @@ export function systemMounts(nodePath: string = process.execPath): string[] {
 
 /** The whole bwrap argv before `--` and the command. */
 export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
-  const etc = [...ETC_ALWAYS, ...(layout.network ? ETC_NETWORK : [])].flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
+  const network = layout.egressSocket !== undefined;
+  const etc = [...ETC_ALWAYS, ...(network ? ETC_NETWORK : [])].flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
+  const sized = (bytes: number, dir: string) => ['--size', String(bytes), '--tmpfs', dir];
   return [
-    // New user, pid, ipc, uts, cgroup and network namespaces; the network is shared back only when allowed.
+    // Namespaces: new user, pid, ipc, uts, cgroup and network ones, always: the host's network is never shared (a
+    // networked run reaches out only through the egress socket below). bwrap 0.8 needs --unshare-user spelled
+    // out for --disable-userns, which keeps the script from making nested namespaces of its own.
     '--unshare-all',
-    ...(layout.network ? ['--share-net'] : []),
+    '--unshare-user',
+    '--disable-userns',
     '--die-with-parent',
+    // No init of bwrap's own inside: bwrap outside exits on its init's report and may not reap it first, so with the
+    // bot as PID 1 every run left a zombie. The wrapper (sandboxInit.ts) is PID 1 instead, and its end ends the rest.
+    '--as-pid-1',
     '--new-session',
     // Run as root (as in CI), bwrap would keep capabilities, and a script could remount its folder writable.
     '--cap-drop',
     'ALL',
     '--hostname',
     'sandbox',
+    ...(layout.infoFd === undefined ? [] : ['--info-fd', String(layout.infoFd)]),
     ...etc,
     '--ro-bind',
     layout.passwd,
@@ -68,26 +88,32 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '--ro-bind',
     layout.group,
     '/etc/group',
+    // Writable places, each a sized tmpfs, so a run cannot fill the host's memory or disk: /dev itself is made
+    // read-only once /dev/shm is in it (bwrap's /dev is a tmpfs the sandbox user owns).
     '--dev',
+    '/dev',
+    ...sized(layout.sizes.shm, '/dev/shm'),
+    '--remount-ro',
     '/dev',
     '--proc',
     '/proc',
-    '--bind',
-    layout.home,
-    SANDBOX_PATHS.home,
-    '--bind',
-    layout.tmp,
-    SANDBOX_PATHS.tmp,
+    ...sized(layout.sizes.home, SANDBOX_PATHS.home),
+    ...sized(layout.sizes.tmp, SANDBOX_PATHS.tmp),
+    ...(layout.egressSocket === undefined ? [] : ['--bind', layout.egressSocket, EGRESS_SOCKET_INSIDE]),
+    // The chat's workspace and the skills: separate mounts, so the read-only root below leaves them as they are.
     ...(layout.workspace === undefined ? [] : ['--bind', layout.workspace, SANDBOX_PATHS.workspace]),
     ...layout.skills.flatMap((skill) => ['--ro-bind', skill.dir, skillPathInside(skill.id)]),
     // Last, so a node installed under /tmp or a home folder is not hidden by the run's own /tmp and HOME.
     ...system,
+    // Then the root (bwrap's own unbounded tmpfs) goes read-only: nothing is written but in the sized mounts.
+    '--remount-ro',
+    '/',
     '--chdir',
     layout.cwd,
   ];
 }
 
-/** The environment of bwrap itself and so of everything inside (bwrap is PID 1 there: its environ is readable). */
+/** The environment of bwrap itself and so of everything inside (the wrapper, PID 1 there, has it: its environ is readable). */
 export function sandboxEnv(parent: NodeJS.ProcessEnv, configured: Record<string, string>, workspace: boolean): Record<string, string> {
   return {
     PATH: SANDBOX_PATH,

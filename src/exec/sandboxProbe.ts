@@ -5,7 +5,9 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describeLimits, prlimitArgs, type SandboxLimits } from './limits.ts';
 import { createRunDirs, removeRunDirs, type RunOwner } from './runDirs.ts';
-import { bwrapArgs, sandboxEnv } from './sandbox.ts';
+import { bwrapArgs, sandboxEnv, type SandboxLayout } from './sandbox.ts';
+import type { BoundsMode } from './runCgroup.ts';
+import { innerCommand } from './sandboxInit.ts';
 import type { SandboxStatus } from './types.ts';
 
 export interface ProbeOptions {
@@ -16,7 +18,15 @@ export interface ProbeOptions {
   system: string[];
   /** The sandbox user when the bot runs as root (the first slot's). */
   owner?: RunOwner;
+  /** The node that runs the network bridge inside (the bot's own). */
+  nodePath?: string;
+  /** How memory and processes are bounded (runCgroup.ts). */
+  bounds?: BoundsMode;
 }
+
+// Inside the probe: a nested user namespace must be refused (--disable-userns); exit 3 says it was not.
+const NESTED_CHECK = 'if command -v unshare >/dev/null && unshare --user true 2>/dev/null; then exit 3; fi';
+const NESTED_EXIT = 3;
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -64,20 +74,54 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
     dirs = createRunDirs(options.owner);
     const skillDir = path.join(dirs.root, 'skill');
     mkdirSync(skillDir, { mode: 0o755 });
-    const layout = { skills: [{ id: 'probe', dir: skillDir }], cwd: '/skills/probe', home: dirs.home, tmp: dirs.tmp, passwd: dirs.passwd, group: dirs.group, network: false };
-    const result = await execa(prlimit, [...prlimitArgs(options.limits), '--', bwrap, ...bwrapArgs(layout, options.system), '--', 'true'], {
-      env: sandboxEnv({}, {}, false),
-      extendEnv: false,
-      reject: false,
-      timeout: PROBE_TIMEOUT_MS,
-      stdin: 'ignore',
-      ...(options.owner === undefined ? {} : { uid: options.owner.uid, gid: options.owner.gid }),
-    });
+    const layout: SandboxLayout = {
+      skills: [{ id: 'probe', dir: skillDir }],
+      cwd: '/skills/probe',
+      sizes: { home: options.limits.homeBytes, tmp: options.limits.tmpBytes, shm: options.limits.shmBytes },
+      passwd: dirs.passwd,
+      group: dirs.group,
+    };
+    const run = (command: string[]) =>
+      execa(prlimit, [...prlimitArgs(options.limits), '--', bwrap, ...bwrapArgs(layout, options.system), '--', ...command], {
+        env: sandboxEnv({}, {}, false),
+        extendEnv: false,
+        reject: false,
+        timeout: PROBE_TIMEOUT_MS,
+        stdin: 'ignore',
+        ...(options.owner === undefined ? {} : { uid: options.owner.uid, gid: options.owner.gid }),
+      });
+    // The network bridge is checked beside the sandbox itself: without it only networked runs are refused.
+    const [result, bridged] = await Promise.all([
+      run(innerCommand(['/bin/sh', '-c', NESTED_CHECK], undefined)),
+      options.nodePath === undefined ? undefined : run(innerCommand(['true'], { nodePath: options.nodePath })),
+    ]);
     if (result.exitCode === 0) {
-      return { mode: 'bwrap', usable: true, isolates: isolation(options) };
+      const network =
+        bridged === undefined || bridged.exitCode === 0
+          ? undefined
+          : {
+              problem: `the network bridge does not start inside the sandbox (${lastLine(bridged.stderr) || `exit ${bridged.exitCode}`})`,
+              fix: "make the bot's node runnable inside the sandbox (install node under /usr, or keep its install folder readable by the sandbox user); see docs/security.md",
+            };
+      return {
+        mode: 'bwrap',
+        usable: true,
+        isolates: isolation(options),
+        bounds: options.bounds ?? { kind: 'rlimits', why: 'no cgroup was looked for' },
+        ...(network === undefined ? {} : { network }),
+      };
     }
-    const detail = `${result.stderr}`.trim().split('\n').at(-1) ?? '';
+    if (result.exitCode === NESTED_EXIT) {
+      return unusable(
+        'a sandboxed process can still create user namespaces of its own (--disable-userns did not hold)',
+        'install bubblewrap 0.8 or newer, on a kernel that has user.max_user_namespaces; see docs/security.md',
+      );
+    }
+    const detail = lastLine(result.stderr);
     const said = detail === '' ? (result.shortMessage ?? `exit ${result.exitCode}`) : detail;
+    if (/Unknown option|unrecognized option/i.test(said)) {
+      return unusable(`this bwrap is too old (${said})`, 'install bubblewrap 0.8 or newer (--disable-userns, --size); see docs/security.md');
+    }
     if (/uid map|gid map|RTM_NEWADDR|creating new namespace|No permissions|Operation not permitted|clone|unshare/i.test(said)) {
       return unusable(`bwrap cannot create its namespaces (${said})`, USERNS_FIX);
     }
@@ -89,11 +133,16 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxStatus
   }
 }
 
+function lastLine(text: unknown): string {
+  return `${String(text ?? '')}`.trim().split('\n').at(-1) ?? '';
+}
+
 function isolation(options: ProbeOptions): string[] {
   return [
-    'own user, pid, ipc, uts, cgroup and network namespaces (network only for skills the world lists)',
-    'read-only /usr and system libraries, a minimal /etc, no host /home, /root, /run, /tmp or bot folder',
-    'its skill folder read-only as the working directory, a private HOME and TMPDIR',
+    'own user, pid, ipc, uts, cgroup and network namespaces, and no nested user namespaces',
+    "never the host's network: skills the world lists reach public addresses only, through the bot's egress proxy",
+    'a read-only root, read-only /usr and system libraries, a minimal /etc, no host /home, /root, /run, /tmp or bot folder',
+    'its skill folder read-only as the working directory, a private HOME, TMPDIR and /dev/shm (sized tmpfs)',
     'all capabilities dropped',
     options.owner === undefined ? "the bot's own uid" : `an unprivileged uid (${options.owner.uid} and up, one per slot)`,
     describeLimits(options.limits),

@@ -13,6 +13,11 @@ export interface SuperviseOptions {
   onSignalError: (error: NodeJS.ErrnoException) => void;
   /** Aborting it kills the whole group at once (a person pressed Stop). */
   abortSignal?: AbortSignal;
+  /**
+   * Kills the sandbox from inside out (its init, so bwrap outside sees it end, reaps it and exits): true when it
+   * could. Killing bwrap first would orphan its init, and a bot running as PID 1 would collect that zombie.
+   */
+  killSandbox?: () => boolean;
 }
 
 export interface SupervisedRun {
@@ -32,6 +37,12 @@ export interface SupervisedRun {
 // After SIGKILL, how long to wait for the pipes to close before dropping them: a process that left the group
 // with setsid could hold them open for ever.
 const SETTLE_AFTER_KILL_MS = 500;
+// After the sandbox's init was killed, how long bwrap outside gets to reap it and exit by itself before the group
+// is killed: killing bwrap first would leave its init to the bot as a zombie when the bot is PID 1.
+const REAP_WAIT_MS = 5000;
+// How long a timeout waits for bwrap to name its init before killing the group instead.
+const INIT_WAIT_MS = 2000;
+const INIT_POLL_MS = 20;
 
 export function supervise(child: ChildProcess, options: SuperviseOptions): Promise<SupervisedRun> {
   return new Promise((resolve) => {
@@ -106,31 +117,57 @@ export function supervise(child: ChildProcess, options: SuperviseOptions): Promi
     });
 
     // Drops the pipes shortly after a SIGKILL: a process that left the group could hold them open for ever.
+    let initKilled = false;
+    const killInit = (): boolean => {
+      initKilled = options.killSandbox?.() === true;
+      return initKilled;
+    };
     const settleAfterKill = (): void => {
-      later(SETTLE_AFTER_KILL_MS, () => {
+      later(initKilled ? REAP_WAIT_MS : SETTLE_AFTER_KILL_MS, () => {
         child.stdout?.destroy();
         child.stderr?.destroy();
         finish();
       });
     };
+    // Kills the sandbox from inside out; while bwrap has not named its init yet (a slow start), waits for it rather
+    // than orphan it, and only then falls back to the group (`fallback`).
+    let waitedForInit = 0;
+    const killFromInside = (fallback: () => void): void => {
+      if (finished) return;
+      if (killInit()) {
+        settleAfterKill();
+        return;
+      }
+      if (options.killSandbox !== undefined && exit === undefined && waitedForInit < INIT_WAIT_MS) {
+        waitedForInit += INIT_POLL_MS;
+        later(INIT_POLL_MS, () => killFromInside(fallback));
+        return;
+      }
+      fallback();
+    };
     const onAbort = (): void => {
       if (finished || timedOut || stopped) return;
       stopped = true;
-      signal('SIGKILL');
-      settleAfterKill();
+      killFromInside(() => {
+        signal('SIGKILL');
+        settleAfterKill();
+      });
     };
     if (options.abortSignal?.aborted === true) onAbort();
     else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
 
-    later(options.timeoutMs, () => {
-      if (stopped) return;
+    const onTimeout = (): void => {
+      if (stopped || finished) return;
       timedOut = true;
       exitedBeforeTimeout = exit !== undefined;
-      signal('SIGTERM');
-      later(options.killGraceMs, () => {
-        signal('SIGKILL');
-        settleAfterKill();
+      killFromInside(() => {
+        signal('SIGTERM');
+        later(options.killGraceMs, () => {
+          signal('SIGKILL');
+          settleAfterKill();
+        });
       });
-    });
+    };
+    later(options.timeoutMs, onTimeout);
   });
 }

@@ -1,3 +1,4 @@
+import type { BoundsMode } from './runCgroup.ts';
 import type { WorkspaceChange } from './workspaceTree.ts';
 
 // The one guarded way to run skill code: what callers ask for and what they get back.
@@ -38,7 +39,10 @@ export interface ExecRequest {
   timeoutMs?: number;
   /** Bytes kept of stdout and of stderr each; defaults to 64 KiB. */
   maxOutputBytes?: number;
-  /** Whether the process may reach the network (the world's `network` setting). Default false: no network at all. */
+  /**
+   * Whether the process may reach the network (the world's `network` setting). Default false: no network at all.
+   * Even then it never shares the host's network: it reaches public addresses only, through the egress proxy.
+   */
   network?: boolean;
   /** The chat the run is for: one chat holds at most `maxConcurrentPerChat` exec slots at once. */
   chatId?: string;
@@ -81,7 +85,16 @@ export interface ExecResult {
 
 /** Whether skill processes can run sandboxed here, found once by a tiny bwrap run. */
 export type SandboxStatus =
-  | { mode: 'bwrap'; usable: true; /** What every skill process is cut off from or bounded by, for `doctor`. */ isolates: string[] }
+  | {
+      mode: 'bwrap';
+      usable: true;
+      /** What every skill process is cut off from or bounded by, for `doctor`. */
+      isolates: string[];
+      /** How memory and processes are bounded: a cgroup per run, or rlimits per process (and why). */
+      bounds: BoundsMode;
+      /** Set when networked runs cannot be given their egress bridge: they are then refused with this. */
+      network?: { problem: string; fix: string };
+    }
   | { mode: 'bwrap'; usable: false; /** What failed. */ problem: string; /** What the operator should do. */ fix: string }
   | { mode: 'off'; usable: true; isolates: string[] };
 

@@ -40,9 +40,14 @@ export async function connectRedis(
   connecting.catch(() => undefined);
   try {
     await withTimeout(connecting, opts.connectTimeoutMs, `no answer within ${opts.connectTimeoutMs} ms`);
+    // A server with a password accepts the connection and refuses every command after it: ask one now, so a
+    // missing or wrong password stops the start instead of every later turn.
+    await withTimeout(client.ping(), opts.connectTimeoutMs, `no answer to PING within ${opts.connectTimeoutMs} ms`);
   } catch (error) {
     client.destroy();
-    throw new StoreError(`cannot reach redis at ${opts.display}: ${(error as Error).message}`, { cause: error });
+    const said = (error as Error).message;
+    const hint = /NOAUTH|WRONGPASS|AUTH/i.test(said) ? ' (the password goes in STORE_URL: redis://:PASSWORD@HOST:PORT or rediss://USER:PASSWORD@HOST:PORT)' : '';
+    throw new StoreError(`cannot reach redis at ${opts.display}: ${said}${hint}`, { cause: error });
   }
 }
 

@@ -202,6 +202,32 @@ describe('authorize: may this skill code run now?', () => {
     expect(entries.find((entry) => entry.kind === 'integrity')).toMatchObject({ approvalId: open.id, outcome: 'ignored' });
   });
 
+  it('refuses an open question whose requester was changed in the store: the new "requester" cannot answer it', async () => {
+    const decision = authorize({ approvals, grants, audit }, runOf());
+    await vi.waitFor(() => expect(slack.presented).toHaveLength(1));
+    const open = slack.presented[0]!;
+    // What a skill reaching Redis could do: make a stranger the one who asked, so that stranger may answer.
+    const stored = await store.get<Record<string, unknown>>('approvals', open.id);
+    await store.set('approvals', open.id, { ...stored, requesterId: 'U-mallory' }, 60_000);
+    const answer = await approvals.respond({ worldId: WORLD, approvalId: open.id, option: 'yes_in_session', userId: 'U-mallory' });
+    expect(answer.kind).not.toBe('accepted');
+    const result = await decision;
+    expect(result).toMatchObject({ allowed: false, decidedBy: 'system:integrity' });
+    expect(await grants.list()).toEqual([]);
+  });
+
+  it('refuses an open question whose items were changed in the store, even answered by its requester', async () => {
+    const decision = authorize({ approvals, grants, audit }, runOf());
+    await vi.waitFor(() => expect(slack.presented).toHaveLength(1));
+    const open = slack.presented[0]!;
+    const stored = await store.get<Record<string, unknown>>('approvals', open.id);
+    const items = [{ kind: 'script', path: 'scripts/extract.py', args: ['--drop-everything'] }];
+    await store.set('approvals', open.id, { ...stored, items }, 60_000);
+    const answer = await approvals.respond({ worldId: WORLD, approvalId: open.id, option: 'yes_once', userId: 'U-alice' });
+    expect(answer.kind).not.toBe('accepted');
+    expect(await decision).toMatchObject({ allowed: false, decidedBy: 'system:integrity' });
+  });
+
   it('forgets a grant after its TTL', async () => {
     const shortLived = createGrants(store, { ttlMs: 50 });
     const key = grantKey(WORLD, CHAT, 'pdf-tools', HASH, 'U-alice');

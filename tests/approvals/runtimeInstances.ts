@@ -3,6 +3,7 @@ import { vi, expect } from 'vitest';
 import type { ApprovalBus } from '../../src/approvals/approvalBus.ts';
 import { ApprovalRuntime, type ApprovalRuntimeOptions } from '../../src/approvals/approvals.ts';
 import { createAuditLog } from '../../src/approvals/audit.ts';
+import { createRecordSealer } from '../../src/approvals/recordSeal.ts';
 import { createStoreApprovalBus } from '../../src/approvals/storeApprovalBus.ts';
 import type { ApprovalRecord, ApprovalRequestInput } from '../../src/approvals/types.ts';
 import { createStore, type CreateStoreOptions } from '../../src/store/createStore.ts';
@@ -45,6 +46,8 @@ export interface StartOptions {
   runtime?: Partial<ApprovalRuntimeOptions>;
 }
 
+const sharedSealer = createRecordSealer(Buffer.alloc(32, 9));
+
 export function instancesOn(storeUrl: () => string, storeOptions: () => CreateStoreOptions = () => ({})) {
   const open: Instance[] = [];
   async function start(options: StartOptions = {}): Promise<Instance> {
@@ -56,6 +59,8 @@ export function instancesOn(storeUrl: () => string, storeOptions: () => CreateSt
       audit: createAuditLog(store, { ttlMs: 60_000 }),
       keepMs: 60_000,
       approversFor: () => options.approvers ?? [],
+      // Instances on one store share the state key (SKILLBOT_STATE_KEY), as doctor requires of a deployment.
+      sealer: sharedSealer,
       ...(bus === undefined ? {} : { bus }),
       ...options.runtime,
     });

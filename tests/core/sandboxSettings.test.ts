@@ -1,11 +1,13 @@
 // SCRIPT_SANDBOX, the SCRIPT_* bounds and the per-world `network` setting; and the one warning at start.
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { ConfigError, loadConfig, worldAllowsNetwork, worldSettings } from '../../src/config.ts';
+import { executorFromConfig } from '../../src/exec/fromConfig.ts';
+import { silentLogger } from '../../src/log.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -20,8 +22,18 @@ describe('sandbox settings', () => {
     const config = loadConfig({ SCRIPT_SANDBOX: '', SCRIPT_MEMORY_MB: '' });
     expect(config.sandbox).toEqual({
       mode: 'bwrap',
-      limits: { maxProcesses: 256, memoryBytes: 1024 ** 3, maxFileBytes: 100 * 1024 ** 2, cpuSeconds: 60, maxOpenFiles: 1024 },
+      limits: {
+        maxProcesses: 256,
+        memoryBytes: 1024 ** 3,
+        maxFileBytes: 100 * 1024 ** 2,
+        cpuSeconds: 60,
+        maxOpenFiles: 1024,
+        homeBytes: 256 * 1024 ** 2,
+        tmpBytes: 256 * 1024 ** 2,
+        shmBytes: 64 * 1024 ** 2,
+      },
       maxPerChat: 2,
+      uidBase: 100_000,
     });
   });
 
@@ -31,6 +43,26 @@ describe('sandbox settings', () => {
     expect(config.sandbox.limits.maxProcesses).toBe(64);
     expect(config.sandbox.limits.memoryBytes).toBe(512 * 1024 ** 2);
     expect(config.sandbox.maxPerChat).toBe(1);
+  });
+
+  it('take the sizes of HOME and /tmp, and the sandbox uid base, from the environment', () => {
+    const config = loadConfig({ SCRIPT_HOME_MB: '32', SCRIPT_TMP_MB: '64', SCRIPT_SANDBOX_UID_BASE: '200000' });
+    expect(config.sandbox.limits.homeBytes).toBe(32 * 1024 ** 2);
+    expect(config.sandbox.limits.tmpBytes).toBe(64 * 1024 ** 2);
+    expect(config.sandbox.uidBase).toBe(200_000);
+    // Root's uid (or a system account's) is never a sandbox's.
+    expect(() => loadConfig({ SCRIPT_SANDBOX_UID_BASE: '0' })).toThrow(/SCRIPT_SANDBOX_UID_BASE must be a whole number from 1000/);
+    expect(() => loadConfig({ SCRIPT_SANDBOX_UID_BASE: 'nobody' })).toThrow(/SCRIPT_SANDBOX_UID_BASE/);
+  });
+
+  it.runIf(process.getuid?.() === 0)('run skill processes as SCRIPT_SANDBOX_UID_BASE + slot when the bot is root', async () => {
+    const skill = join(dir, 'uid-skill');
+    await mkdir(join(skill, 'scripts'), { recursive: true });
+    await writeFile(join(skill, 'scripts', 'id.sh'), '#!/bin/sh\nid -u\n');
+    await chmod(join(skill, 'scripts', 'id.sh'), 0o755);
+    const executor = executorFromConfig(loadConfig({ SCRIPT_SANDBOX_UID_BASE: '123400' }), silentLogger());
+    const result = await executor.run({ skillDir: skill, script: 'scripts/id.sh' });
+    expect(result.stdout).toBe('123400\n');
   });
 
   it('name the variable when a value is wrong', () => {

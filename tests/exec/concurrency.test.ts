@@ -1,20 +1,19 @@
-import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { makeSkill, type TempSkill } from './skillFolder.ts';
+import { hostPidsWith, makeSkill, type TempSkill, uniqueSleep } from './skillFolder.ts';
 
-// The sandbox sees none of the test's files: each run (given the network) says "start ID" to the test's loopback
-// server and waits for its "go", so the server sees exactly how many runs are in progress at once.
+// The sandbox sees none of the test's files and no network of the host: each run sleeps for a number of seconds
+// unique to it, which the test finds among the host's processes ("started") and kills ("go"), so the test sees
+// exactly how many runs are in progress at once.
 const gated = `#!/bin/bash
-exec 3<>"/dev/tcp/127.0.0.1/$GATE_PORT"
-echo "start $RUN_ID" >&3
-read -r reply <&3
-echo "$reply $RUN_ID"
+sleep "$GATE_SLEEP"
+echo "go $RUN_ID"
 `;
 
 interface Gate {
-  port: number;
-  /** Ids of the runs waiting for their go. */
+  /** The sleep of run `id`. */
+  sleepOf(id: number): string;
+  /** Ids of the runs that reached their sleep. */
   waiting: string[];
   most: number;
   release(): void;
@@ -22,29 +21,41 @@ interface Gate {
 }
 
 async function openGate(): Promise<Gate> {
-  const held: net.Socket[] = [];
+  const base = uniqueSleep();
+  const ids = new Map<string, string>();
   let released = false;
-  const gate = {
-    port: 0,
-    waiting: [] as string[],
+  let closed = false;
+  const gate: Gate = {
+    sleepOf(id) {
+      const sleep = `${base}${id}`;
+      ids.set(sleep, String(id));
+      return sleep;
+    },
+    waiting: [],
     most: 0,
     release() {
       released = true;
-      for (const socket of held.splice(0)) socket.end('go\n');
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      closed = true;
+      await polling;
+    },
   };
-  const server = net.createServer((socket) => {
-    socket.once('data', (data) => {
-      gate.waiting.push(data.toString().trim().replace(/^start /, ''));
-      if (released) socket.end('go\n');
-      else held.push(socket);
-      gate.most = Math.max(gate.most, held.length);
-    });
-    socket.once('close', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  gate.port = (server.address() as net.AddressInfo).port;
+  const poll = async (): Promise<void> => {
+    while (!closed) {
+      let alive = 0;
+      for (const [sleep, id] of ids) {
+        const pids = await hostPidsWith(sleep);
+        if (pids.length === 0) continue;
+        alive += 1;
+        if (!gate.waiting.includes(id)) gate.waiting.push(id);
+        if (released) for (const pid of pids) process.kill(pid, 'SIGKILL');
+      }
+      if (!released) gate.most = Math.max(gate.most, alive);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const polling = poll();
   return gate;
 }
 
@@ -69,8 +80,7 @@ describe('the bound on concurrent runs', () => {
   const request = (id: number, chatId?: string) => ({
     skillDir: skill.dir,
     script: 'scripts/gated.sh',
-    network: true,
-    env: { RUN_ID: String(id), GATE_PORT: String(gate.port) },
+    env: { RUN_ID: String(id), GATE_SLEEP: gate.sleepOf(id) },
     ...(chatId === undefined ? {} : { chatId }),
   });
 

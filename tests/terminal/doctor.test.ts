@@ -1,6 +1,6 @@
 // `skillbot doctor` as a process, against the loopback Slack and Discord fakes and the real bwrap.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,11 +15,15 @@ let slack: FakeSlack;
 let discord: FakeDiscord;
 let base: Record<string, string>;
 
-function doctor(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function doctor(env: Record<string, string>, asPid1 = false): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
+    // As PID 1: the bot alone in a PID namespace of its own, as in a container started without --init.
+    const [program, args] = asPid1
+      ? ['unshare', ['--pid', '--fork', '--mount-proc', process.execPath, BIN, 'doctor']]
+      : [process.execPath, [BIN, 'doctor']];
     execFile(
-      process.execPath,
-      [BIN, 'doctor'],
+      program,
+      args,
       { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...base, ...env }, cwd: dir, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -51,6 +55,8 @@ describe('skillbot doctor', () => {
       DISCORD_API_URL: discord.url,
     });
     expect(line(stdout, 'sandbox')).toMatch(/^ok {4}sandbox: bwrap; own user, pid/);
+    expect(line(stdout, 'network')).toMatch(/^ok {4}network: skills a world lists reach public addresses only/);
+    expect(line(stdout, 'init')).toBe('');
     expect(line(stdout, 'store')).toMatch(/^ok {4}store: memory reachable/);
     expect(line(stdout, 'slack')).toMatch(/^ok {4}slack: SLACK_BOT_TOKEN accepted/);
     expect(line(stdout, 'discord')).toMatch(/^ok {4}discord: DISCORD_TOKEN accepted/);
@@ -69,6 +75,23 @@ describe('skillbot doctor', () => {
     expect(code).toBe(1);
     expect(line(stdout, 'slack')).toMatch(/^FAIL {2}slack: auth.test refused SLACK_BOT_TOKEN \(invalid_auth\)/);
     expect(line(stdout, 'discord')).toMatch(/^FAIL {2}discord: .*HTTP 401/);
+  });
+
+  it('says which mode bounds memory and processes, and what a run is then guaranteed', async () => {
+    const { stdout } = await doctor({ SCRIPT_MEMORY_MB: '512', SCRIPT_TMP_MB: '32' });
+    // This CI host has its memory and pids controllers on cgroup v1: no delegated cgroup v2 tree.
+    const cgroupV2 = /^0::(\/.*)$/m.exec(await readFile('/proc/self/cgroup', 'utf8'))?.[1];
+    const delegated = cgroupV2 !== undefined && /\bmemory\b/.test(await readFile(`/sys/fs/cgroup${cgroupV2}/cgroup.controllers`, 'utf8').catch(() => ''));
+    if (delegated) {
+      expect(line(stdout, 'bounds')).toMatch(/^ok {4}bounds: cgroup mode: each run as a whole holds at most 512 MiB of memory, its HOME 256 MiB, \/tmp 32 MiB/);
+    } else {
+      expect(line(stdout, 'bounds')).toMatch(/^warn {2}bounds: rlimits mode \(.*\): 512 MiB of memory per process, not per run; .*\/tmp 32 MiB/);
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0)('warns when the bot is PID 1 without an init, naming --init', async () => {
+    const { stdout } = await doctor({}, true);
+    expect(line(stdout, 'init')).toMatch(/^warn {2}init: the bot runs as PID 1 without an init: start the container with --init/);
   });
 
   it('fails when the sandbox is unusable, and says what to do', async () => {

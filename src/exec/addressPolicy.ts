@@ -1,0 +1,86 @@
+// Which addresses a networked skill may reach through the egress proxy: public ones only. Loopback and the host's
+// own interface addresses are refused always; private and other non-public ranges unless an operator (or a test)
+// allows a range explicitly.
+import { BlockList, isIP } from 'node:net';
+import os from 'node:os';
+
+/** Ranges that are not the public internet (RFC 6890 and friends), refused unless allowed. */
+const NON_PUBLIC_V4 = [
+  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
+  '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
+  '224.0.0.0/4', '240.0.0.0/4',
+];
+const NON_PUBLIC_V6 = [
+  // IPv4-mapped addresses (::ffff:a.b.c.d) need no range here: BlockList checks them as the IPv4 address.
+  '::/128', '::1/128', '64:ff9b::/96', '64:ff9b:1::/48', '100::/64', '2001::/23', '2001:db8::/32',
+  '2002::/16', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
+];
+const LOOPBACK = ['127.0.0.0/8', '::1/128', '0.0.0.0/8', '::/128'];
+
+export interface AddressPolicy {
+  /** Why `address` (an IP literal) may not be reached, or undefined when it may. */
+  refuses(address: string): string | undefined;
+}
+
+/** A CIDR (`10.0.0.0/8`, `fd00::/8`) as [address, prefix, family], or an error naming it. */
+export function parseCidr(cidr: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | { error: string } {
+  const [address = '', prefixText, extra] = cidr.trim().split('/');
+  const version = isIP(address);
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (version === 0 || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > max) {
+    return { error: `"${cidr}" is not an address range such as 10.0.0.0/8 or fd00::/8` };
+  }
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
+
+function listOf(cidrs: string[]): BlockList {
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const parsed = parseCidr(cidr);
+    if ('error' in parsed) throw new RangeError(parsed.error);
+    list.addSubnet(parsed.address, parsed.prefix, parsed.family);
+  }
+  return list;
+}
+
+/** An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is its IPv4 address: it reaches the same host. */
+function normalise(address: string): { address: string; family: 'ipv4' | 'ipv6' } | undefined {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1] !== undefined) return { address: mapped[1], family: 'ipv4' };
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  return { address, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
+
+/**
+ * The policy: `allow` holds ranges let through although non-public (never loopback nor the host's own
+ * addresses, which are read afresh at each check since interfaces come and go).
+ */
+export function addressPolicy(allow: string[] = [], hostAddresses: () => string[] = ownAddresses): AddressPolicy {
+  const nonPublic = listOf([...NON_PUBLIC_V4, ...NON_PUBLIC_V6]);
+  const loopback = listOf(LOOPBACK);
+  const allowed = listOf(allow);
+  return {
+    refuses(raw) {
+      const target = normalise(raw);
+      if (target === undefined) return `"${raw}" is not an IP address`;
+      if (loopback.check(target.address, target.family)) return `${raw} is the host's loopback`;
+      // A BlockList, not string equality: an address has many spellings (`::ffff:c000:202` is 192.0.2.2).
+      const own = new BlockList();
+      for (const address of hostAddresses().map(normalise)) if (address !== undefined) own.addAddress(address.address, address.family);
+      if (own.check(target.address, target.family)) return `${raw} is one of the host's own addresses`;
+      if (nonPublic.check(target.address, target.family) && !allowed.check(target.address, target.family)) {
+        return `${raw} is in a private or reserved range`;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Every address of the host's interfaces (link-local scope ids dropped). */
+export function ownAddresses(): string[] {
+  return Object.values(os.networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((entry) => entry.address.replace(/%.*$/, ''));
+}

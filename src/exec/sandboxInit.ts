@@ -1,0 +1,81 @@
+// What bwrap starts inside the sandbox before the script: a few lines of sh that run it and, when it fails, report
+// which of the run's sized filesystems is full (the host cannot look once the sandbox is gone); and, for a
+// networked run, a small node bridge in front that gives the script an HTTP proxy on its own loopback.
+import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import { EGRESS_SOCKET_INSIDE } from './sandbox.ts';
+
+/** The fd (inherited through bwrap) on which the sh wrapper reports the filesystems; the script never has it. */
+export const REPORT_FD = 3;
+/** The fd on which bwrap writes its `--info-fd` JSON (the host pid of the sandbox's init). */
+export const INFO_FD = 4;
+/** The loopback port, inside the sandbox's own network namespace, where the bridge listens. */
+export const PROXY_PORT = 3128;
+
+/** The filesystems a run writes to, each a sized tmpfs. */
+export const SIZED_MOUNTS = [SANDBOX_PATHS.tmp, SANDBOX_PATHS.home, '/dev/shm'] as const;
+
+// A missing or unrunnable interpreter is told in bwrap's own words, which spawnRun already turns into a reason.
+// The script runs as a background job of a shell whose own stderr is /dev/null, so the shell never adds "Killed"
+// to the script's stderr; its stdin is handed over explicitly (a background job would get /dev/null).
+const WRAPPER = `case $1 in
+*/*) if [ ! -e "$1" ]; then m='No such file or directory'; elif [ ! -x "$1" ] || [ -d "$1" ]; then m='Permission denied'; fi ;;
+*) command -v "$1" >/dev/null || m='No such file or directory' ;;
+esac
+if [ -n "\${m-}" ]; then printf 'bwrap: execvp %s: %s\\n' "$1" "$m" >&2; exit 1; fi
+exec 4>&2 5<&0 2>/dev/null
+"$@" 0<&5 2>&4 5<&- 4>&- ${REPORT_FD}>&- &
+wait $!
+rc=$?
+[ $rc -eq 0 ] || stat -f -c '%n %a %S' ${SIZED_MOUNTS.join(' ')} >&${REPORT_FD}
+exit $rc`;
+
+// Runs with the bot's node inside the sandbox: listens on 127.0.0.1:PORT and pipes every connection to the egress
+// proxy's unix socket, then runs the rest of its argv and exits as it does.
+const BRIDGE = `const net = require('node:net');
+const { spawn } = require('node:child_process');
+const server = net.createServer((client) => {
+  const upstream = net.connect(${JSON.stringify(`${EGRESS_SOCKET_INSIDE}`)});
+  client.on('error', () => upstream.destroy());
+  upstream.on('error', () => client.destroy());
+  client.pipe(upstream).pipe(client);
+});
+server.listen(${PROXY_PORT}, '127.0.0.1', () => {
+  const [command, ...args] = process.argv.slice(1);
+  const child = spawn(command, args, { stdio: [0, 1, 2, ${REPORT_FD}] });
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (require('node:os').constants.signals[signal] ?? 1)));
+});`;
+
+/** The argv bwrap runs: [bridge →] wrapper → interpreter and script. */
+export function innerCommand(command: string[], network: { nodePath: string } | undefined): string[] {
+  const wrapped = ['/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
+  return network === undefined ? wrapped : [network.nodePath, '-e', BRIDGE, '--', ...wrapped];
+}
+
+/** The variables that point ordinary tools (curl, pip, python, wget) at the bridge. */
+export function proxyEnv(): Record<string, string> {
+  const url = `http://127.0.0.1:${PROXY_PORT}`;
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    ALL_PROXY: url,
+    all_proxy: url,
+    NO_PROXY: 'localhost,127.0.0.1,::1',
+    no_proxy: 'localhost,127.0.0.1,::1',
+    // Node 24+ has fetch honour the variables above with this set; older node ignores it.
+    NODE_USE_ENV_PROXY: '1',
+  };
+}
+
+/** Which sized mounts the wrapper found full ("/tmp 0 4096" lines: available blocks, block size). */
+export function fullMounts(report: string): string[] {
+  const full: string[] = [];
+  for (const line of report.split('\n')) {
+    const [mount, available, blockSize] = line.trim().split(/\s+/);
+    if (mount === undefined || available === undefined || blockSize === undefined) continue;
+    if (!(SIZED_MOUNTS as readonly string[]).includes(mount)) continue;
+    if (Number(available) * Number(blockSize) < 64 * 1024) full.push(mount);
+  }
+  return full;
+}
