@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { SandboxLimits } from './exec/limits.ts';
@@ -24,6 +25,21 @@ export interface WorldSettings {
   env: Record<string, Record<string, string>>;
   /** Skill ids whose processes may reach the network; `['*']` means all. Every other skill process has none. */
   network: string[];
+  /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
+  dailyTokenBudget?: number;
+}
+
+/** Who serves Claude: Anthropic's API, or the same models through Amazon Bedrock or Google Vertex AI. */
+export type ModelProvider = 'anthropic' | 'bedrock' | 'vertex';
+
+export interface AnthropicSettings {
+  provider: ModelProvider;
+  apiKey?: string;
+  baseUrl?: string;
+  /** Bedrock: AWS_REGION (else AWS_DEFAULT_REGION); Vertex: CLOUD_ML_REGION. */
+  region?: string;
+  /** Vertex: ANTHROPIC_VERTEX_PROJECT_ID. */
+  projectId?: string;
 }
 
 /** How skill processes are contained (SCRIPT_SANDBOX and the SCRIPT_* bounds). */
@@ -66,11 +82,13 @@ export interface ContextLimits {
 
 export interface Config {
   model: string;
-  anthropic: { apiKey?: string; baseUrl?: string };
+  anthropic: AnthropicSettings;
   skillsDirs: string[];
   storeUrl: string;
   port: number;
   host: string;
+  /** METRICS_PORT: `/metrics` on a listener of its own (then not on PORT); undefined: on PORT. */
+  metricsPort?: number;
   slack: { botToken?: string; signingSecret?: string; appToken?: string; apiUrl?: string };
   discord: { token?: string; guildId?: string; apiUrl?: string };
   approvalTimeoutMs: number;
@@ -96,6 +114,7 @@ const worldSchema = z
     approvalTimeoutMs: z.number().int().positive().optional(),
     env: z.record(z.string(), z.record(envName, z.string())).optional(),
     network: z.array(z.string().min(1)).optional(),
+    dailyTokenBudget: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -194,12 +213,60 @@ function choiceVar<T extends string>(env: NodeJS.ProcessEnv, name: string, choic
   return value as T;
 }
 
+/** A leading `~` (alone or before `/`) is the home folder, as a shell would read it in SKILLS_DIRS. */
+export function expandHome(dir: string, home: string = homedir()): string {
+  const trimmed = dir.trim();
+  if (trimmed === '~') return home;
+  return trimmed.startsWith('~/') ? `${home}${trimmed.slice(1)}` : trimmed;
+}
+
+function anthropicSettings(env: NodeJS.ProcessEnv): AnthropicSettings {
+  const provider = choiceVar(env, 'ANTHROPIC_PROVIDER', ['anthropic', 'bedrock', 'vertex'] as const, 'anthropic');
+  const apiKey = optional(env.ANTHROPIC_API_KEY);
+  if (provider === 'bedrock') {
+    const region = optional(env.AWS_REGION) ?? optional(env.AWS_DEFAULT_REGION);
+    if (region === undefined) throw new ConfigError('ANTHROPIC_PROVIDER=bedrock needs AWS_REGION (the Bedrock region, e.g. us-east-1); see .env.example.');
+    return { provider, region, baseUrl: urlVar(env, 'ANTHROPIC_BEDROCK_BASE_URL') };
+  }
+  if (provider === 'vertex') {
+    const region = optional(env.CLOUD_ML_REGION);
+    const projectId = optional(env.ANTHROPIC_VERTEX_PROJECT_ID);
+    if (region === undefined) throw new ConfigError('ANTHROPIC_PROVIDER=vertex needs CLOUD_ML_REGION (e.g. us-east5, or global); see .env.example.');
+    if (projectId === undefined) throw new ConfigError('ANTHROPIC_PROVIDER=vertex needs ANTHROPIC_VERTEX_PROJECT_ID (the Google Cloud project); see .env.example.');
+    return { provider, region, projectId, baseUrl: urlVar(env, 'ANTHROPIC_VERTEX_BASE_URL') };
+  }
+  return { provider, apiKey, baseUrl: urlVar(env, 'ANTHROPIC_BASE_URL') };
+}
+
+/**
+ * Platform credentials set without their partner: a bot that starts without them answers nobody (under a
+ * service manager it would even exit 0), so `start` refuses with these lines, each naming what to set.
+ */
+export function platformCredentialProblems(config: Config): string[] {
+  const { botToken, signingSecret, appToken } = config.slack;
+  const problems: string[] = [];
+  if (botToken !== undefined && signingSecret === undefined && appToken === undefined) {
+    problems.push('SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them (Slack app → Basic Information), or unset SLACK_BOT_TOKEN.');
+  }
+  if (botToken === undefined && (signingSecret !== undefined || appToken !== undefined)) {
+    const set = signingSecret !== undefined ? 'SLACK_SIGNING_SECRET' : 'SLACK_APP_TOKEN';
+    problems.push(`${set} is set but SLACK_BOT_TOKEN is not: set it (Slack app → OAuth & Permissions, starts with xoxb-), or unset ${set}.`);
+  }
+  if (config.discord.token === undefined && config.discord.guildId !== undefined) {
+    problems.push('DISCORD_GUILD_ID is set but DISCORD_TOKEN is not: set it (Developer Portal → Bot → Reset Token), or unset DISCORD_GUILD_ID.');
+  }
+  return problems;
+}
+
 /** Reads the environment (and SKILLBOT_CONFIG, when set) once, and validates everything. Throws ConfigError. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const configFile = optional(env.SKILLBOT_CONFIG);
   const file = configFile ? loadFile(configFile) : {};
   const approvalTimeoutMs = intVar(env, 'APPROVAL_TIMEOUT_MS', 600_000, 1, 86_400_000);
-  const skillsDirs = (optional(env.SKILLS_DIRS) ?? './skills').split(':').filter((dir) => dir.trim() !== '');
+  const skillsDirs = (optional(env.SKILLS_DIRS) ?? './skills')
+    .split(':')
+    .filter((dir) => dir.trim() !== '')
+    .map((dir) => expandHome(dir, optional(env.HOME) ?? homedir()));
   const storeUrl = optional(env.STORE_URL) ?? 'sqlite://./data/skillbot.sqlite';
   if (!/^(sqlite:\/\/.+|redis:\/\/.+|rediss:\/\/.+|memory:\/\/)$/.test(storeUrl)) {
     throw new ConfigError(`STORE_URL must be sqlite://PATH, redis://HOST:PORT or memory:// (got "${storeUrl}").`);
@@ -210,11 +277,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     model: optional(env.SKILLBOT_MODEL) ?? DEFAULT_MODEL,
-    anthropic: { apiKey: optional(env.ANTHROPIC_API_KEY), baseUrl: urlVar(env, 'ANTHROPIC_BASE_URL') },
+    anthropic: anthropicSettings(env),
     skillsDirs: skillsDirs.length > 0 ? skillsDirs : ['./skills'],
     storeUrl,
     port: intVar(env, 'PORT', 3000, 0, 65_535),
     host: optional(env.HOST) ?? '0.0.0.0',
+    ...(optional(env.METRICS_PORT) === undefined ? {} : { metricsPort: intVar(env, 'METRICS_PORT', 9464, 0, 65_535) }),
     slack: {
       botToken: optional(env.SLACK_BOT_TOKEN),
       signingSecret: optional(env.SLACK_SIGNING_SECRET),
@@ -249,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       approvalTimeoutMs: file.defaults?.approvalTimeoutMs ?? approvalTimeoutMs,
       env: file.defaults?.env ?? {},
       network: file.defaults?.network ?? [],
+      ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
     },
     worlds: file.worlds ?? {},
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -260,12 +329,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The settings of one world: its own entry over the defaults. */
 export function worldSettings(config: Config, worldId: string): WorldSettings {
   const own = config.worlds[worldId] ?? {};
+  const budget = own.dailyTokenBudget ?? config.defaults.dailyTokenBudget;
   return {
     skills: own.skills ?? config.defaults.skills,
     approvers: [...config.defaults.approvers, ...(own.approvers ?? [])],
     approvalTimeoutMs: own.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs,
     env: { ...config.defaults.env, ...own.env },
     network: own.network ?? config.defaults.network,
+    ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
   };
 }
 
