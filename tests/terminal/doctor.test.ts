@@ -136,7 +136,7 @@ describe('skillbot doctor', () => {
   it('fails on an invalid skill', async () => {
     const bad = join(dir, 'bad-skills');
     await writeSkills(bad, [{ ...STATS_SKILL, name: 'broken' }]);
-    await writeFile(join(bad, 'broken', 'SKILL.md'), '---\nname: broken\n---\nno description\n');
+    await writeFile(join(bad, 'broken', 'SKILL.md'), '---\nname: broken\ndescription: 12\n---\nA description that is a number.\n');
     const { code, stdout } = await doctor({ SKILLS_DIRS: bad });
     expect(code).toBe(1);
     expect(line(stdout, 'skills')).toMatch(/^FAIL {2}skills: 1 of 1 invalid; broken: /);
