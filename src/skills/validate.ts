@@ -25,7 +25,7 @@ export const CLAUDE_CODE_KEY_NOTES: Readonly<Record<string, string>> = {
   'user-invocable': 'honoured: false hides it from /skill, /skills and autocomplete; the model may still load it',
   'argument-hint': 'honoured: shown where the skill is offered',
   'allowed-tools': 'advisory only: reported by skills show, never a pre-approval',
-  when_to_use: 'honoured: appended to the description (catalog, find_skills, triggers), as Claude Code lists it',
+  when_to_use: 'honoured: appended to the description (catalog, find_skills), as Claude Code lists it',
   model: 'ignored: the bot uses SKILLBOT_MODEL',
   effort: 'ignored: the bot calls every skill with the same settings',
   context: 'ignored',
