@@ -93,6 +93,8 @@ describe('a started bot', () => {
   let metricsBase: string;
   let stderr = '';
   let sender: SlackSender;
+  let leftOpen = '';
+  let leftCard = '';
 
   const logLines = () =>
     stderr
@@ -100,10 +102,10 @@ describe('a started bot', () => {
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-  beforeAll(async () => {
-    const [port, metricsPort] = [await freePort(), await freePort()];
-    base = `http://127.0.0.1:${port}`;
-    metricsBase = `http://127.0.0.1:${metricsPort}`;
+  let ports: [number, number];
+  const startBot = async () => {
+    const [port, metricsPort] = ports;
+    stderr = '';
     child = spawn(process.execPath, [BIN, 'start'], {
       cwd: dir,
       env: {
@@ -125,6 +127,13 @@ describe('a started bot', () => {
     });
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await until(async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined), 'a healthy bot');
+  };
+
+  beforeAll(async () => {
+    ports = [await freePort(), await freePort()];
+    base = `http://127.0.0.1:${ports[0]}`;
+    metricsBase = `http://127.0.0.1:${ports[1]}`;
+    await startBot();
     sender = new SlackSender(`${base}/slack/events`, SECRET, slack.info);
   });
 
@@ -170,7 +179,7 @@ describe('a started bot', () => {
     reportBrain(anthropic);
     const ts = sender.nextTs();
     await sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> and now?` });
-    await until(() => approvalIn(slack, CHANNEL, ts), 'the approval question');
+    leftCard = (await until(() => approvalIn(slack, CHANNEL, ts), 'the approval question')).ts;
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const stopAsked = Date.now();
@@ -188,5 +197,22 @@ describe('a started bot', () => {
     expect(lines.some((line) => line.msg === 'unfinished turns left queued: they are answered after the restart')).toBe(true);
     // Nothing was answered for the open question's turn: it is left for the restart.
     expect(slack.thread(CHANNEL, ts).some((message) => /script (did not )?ran?/.test(message.text ?? ''))).toBe(false);
+    leftOpen = ts;
+  }, 60_000);
+
+  it('after the restart, a click on the question left open runs the script and the message is answered', async () => {
+    const calls = anthropic.requests.length;
+    await startBot();
+    // The message is run again from its start; its question is resumed, not asked anew.
+    await until(() => (anthropic.requests.length > calls ? true : undefined), 'the message run again');
+    const cards = () => slack.thread(CHANNEL, leftOpen).filter((message) => JSON.stringify(message.blocks ?? []).includes('hitl_'));
+    expect(cards().map((card) => card.ts)).toEqual([leftCard]);
+    const card = cards()[0]!;
+    await sender.click({ user: ALICE, channel: CHANNEL, messageTs: card.ts, threadTs: leftOpen, actionId: 'hitl_yes_once', value: approvalIdOf(card) });
+    await until(() => slack.thread(CHANNEL, leftOpen).find((message) => message.text === 'the script ran'), 'the answer after the restart');
+    expect(slack.thread(CHANNEL, leftOpen).filter((message) => message.text === 'the script ran')).toHaveLength(1);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   }, 60_000);
 });
