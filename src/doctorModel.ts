@@ -32,11 +32,15 @@ export async function modelCheck(config: Config, vertexAuthClient?: unknown): Pr
 
 function explain(error: unknown, config: Config, where: string): string {
   if (error instanceof APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const cause = error.cause instanceof Error ? `: ${error.cause.message.split('\n')[0]}` : '';
+    // Bedrock's and Vertex's clients fetch credentials before connecting, and report a failure as a connection error.
+    if (/credential/i.test(`${error.message}${cause}`)) return `${where}: no usable credentials (${error.message}${cause}); set ${credentialNames(config)}`;
     return `${where} cannot be reached (${error.message}${cause}); check the base URL, the network or a proxy`;
   }
   if (error instanceof APIError) {
-    const detail = (error.error as { error?: { message?: string } } | undefined)?.error?.message ?? error.message;
+    // Anthropic nests the message ({error: {message}}); Bedrock and Vertex errors carry it at the top or nested too.
+    const body = error.error as { error?: { message?: string }; message?: string } | undefined;
+    const detail = body?.error?.message ?? body?.message ?? error.message;
     if (error.status === 401) return `${where} refused ${credentialNames(config)} (401: ${detail})`;
     if (error.status === 403) return `${where} does not allow this model for these credentials (403: ${detail}); check ${credentialNames(config)} and model access`;
     if (error.status === 404) return `${where} does not know the model "${config.model}" (404: ${detail}); set SKILLBOT_MODEL`;

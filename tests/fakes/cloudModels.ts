@@ -77,11 +77,17 @@ function sseData(text: string): string[] {
     .filter((data): data is string => data !== undefined);
 }
 
+/** The Anthropic fake behind a cloud, and the key to ask it with (when it accepts only some). */
+interface Behind {
+  anthropicUrl: string;
+  anthropicKey?: string;
+}
+
 /** Asks the Anthropic fake, as the first-party API would be asked. */
-async function askAnthropic(anthropicUrl: string, version: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${anthropicUrl}/v1/messages`, {
+async function askAnthropic(behind: Behind, version: string, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${behind.anthropicUrl}/v1/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'anthropic-version': version, 'x-api-key': 'cloud-fake' },
+    headers: { 'content-type': 'application/json', 'anthropic-version': version, 'x-api-key': behind.anthropicKey ?? 'cloud-fake' },
     body: JSON.stringify(body),
   });
 }
@@ -127,7 +133,7 @@ function cloudBody(raw: string): { body: Record<string, unknown> } | { problem: 
   return { body: record };
 }
 
-export async function startFakeBedrock(options: { anthropicUrl: string; region: string }): Promise<FakeCloud> {
+export async function startFakeBedrock(options: Behind & { region: string }): Promise<FakeCloud> {
   const requests: CloudRequest[] = [];
   const server = serve(async (req, res) => {
     const headers = headersOf(req);
@@ -149,7 +155,7 @@ export async function startFakeBedrock(options: { anthropicUrl: string; region: 
     record.body = parsed.body;
     const stream = route[2] === 'invoke-with-response-stream';
     const { anthropic_version: version, ...rest } = parsed.body;
-    const answer = await askAnthropic(options.anthropicUrl, String(version), { ...rest, model: decodeURIComponent(route[1] ?? ''), stream });
+    const answer = await askAnthropic(options, String(version), { ...rest, model: decodeURIComponent(route[1] ?? ''), stream });
     const text = await answer.text();
     if (!answer.ok) return fail(answer.status, answer.status === 429 ? 'ThrottlingException' : 'ValidationException', text);
     record.status = 200;
@@ -167,7 +173,7 @@ export async function startFakeBedrock(options: { anthropicUrl: string; region: 
   return listen(server, requests);
 }
 
-export async function startFakeVertex(options: { anthropicUrl: string; project: string; region: string; accessToken: string }): Promise<FakeCloud> {
+export async function startFakeVertex(options: Behind & { project: string; region: string; accessToken: string }): Promise<FakeCloud> {
   const requests: CloudRequest[] = [];
   const server = serve(async (req, res) => {
     const headers = headersOf(req);
@@ -190,7 +196,7 @@ export async function startFakeVertex(options: { anthropicUrl: string; project: 
     const stream = route[4] === 'streamRawPredict';
     if ((parsed.body.stream === true) !== stream) return fail(400, 'INVALID_ARGUMENT', `stream must be ${stream} for ${route[4]}`);
     const { anthropic_version: version, ...rest } = parsed.body;
-    const answer = await askAnthropic(options.anthropicUrl, String(version), { ...rest, model: decodeURIComponent(route[3] ?? '') });
+    const answer = await askAnthropic(options, String(version), { ...rest, model: decodeURIComponent(route[3] ?? '') });
     const text = await answer.text();
     if (!answer.ok) return fail(answer.status, 'INVALID_ARGUMENT', text);
     record.status = 200;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATS_SKILL, writeSkills } from '../agent/harness.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { startFakeBedrock } from '../fakes/cloudModels.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
 
@@ -80,6 +81,22 @@ describe('skillbot doctor', () => {
     expect(working.code).toBe(0);
     // One cheap call: a one-token answer.
     expect(anthropic.requests.at(-1)?.body).toMatchObject({ max_tokens: 1 });
+  });
+
+  it('checks Bedrock credentials the same way, through the Bedrock client', async () => {
+    const bedrock = await startFakeBedrock({ anthropicUrl: anthropic.url, anthropicKey: GOOD_KEY, region: 'us-east-1' });
+    try {
+      const env = { ANTHROPIC_PROVIDER: 'bedrock', AWS_REGION: 'us-east-1', ANTHROPIC_BEDROCK_BASE_URL: bedrock.url, SKILLBOT_MODEL: 'anthropic.claude-sonnet-4-5-20250929-v1:0' };
+      const signed = await doctor({ ...env, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+      expect(line(signed.stdout, 'model'), signed.stdout).toMatch(/^ok {4}model: anthropic\.claude-sonnet-4-5-20250929-v1:0 answers through Amazon Bedrock \(us-east-1\)/);
+      expect(bedrock.requests.at(-1)?.path).toMatch(/^\/model\/.+\/invoke$/);
+      expect(signed.code).toBe(0);
+      const unsigned = await doctor({ ...env, AWS_BEARER_TOKEN_BEDROCK: '', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none'), AWS_CONFIG_FILE: join(dir, 'none'), AWS_EC2_METADATA_DISABLED: 'true' });
+      expect(line(unsigned.stdout, 'model')).toMatch(/^FAIL {2}model: Amazon Bedrock \(us-east-1\): no usable credentials .*; set the AWS credentials/);
+      expect(unsigned.code).toBe(1);
+    } finally {
+      await bedrock.close();
+    }
   });
 
   it('names a model API that cannot be reached', async () => {
