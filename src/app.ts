@@ -49,8 +49,9 @@ export interface App {
   instanceId: string;
   /**
    * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
-   * than needed when each waits on a person), then end unposted, their messages and open questions kept for
-   * the restart (or another instance). close() follows, once the platforms are stopped.
+   * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
+   * another instance); their open questions are closed as expired with their cards saying so (alone) or left
+   * for the instance that re-runs them (shared store). close() follows, once the platforms are stopped.
    */
   shutdown(deadlineMs: number): Promise<void>;
   close(): Promise<void>;
@@ -265,8 +266,10 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
         },
         leave: async () => {
           stops.abortAll(SHUTDOWN_BY);
-          // Their questions stay pending in the store: the re-run after the restart shows the same question.
-          await approvals.close({ handOver: true });
+          // Shared store: their questions stay pending, and the instance that re-runs a turn resumes its question.
+          // Alone: they end now as expired, while the platforms can still update their cards ("the bot
+          // restarted or stopped"), and the re-run after the restart asks again.
+          await approvals.close({ handOver: shared });
         },
       });
       const left = dispatcher.leftAtStop;

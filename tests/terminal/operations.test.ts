@@ -200,15 +200,17 @@ describe('a started bot', () => {
     leftOpen = ts;
   }, 60_000);
 
-  it('after the restart, a click on the question left open runs the script and the message is answered', async () => {
-    const calls = anthropic.requests.length;
+  it('says on the question that the bot stopped, and after the restart asks again and answers the message', async () => {
+    // The card of the question left open says it lapsed, without buttons: a click while the bot is away goes nowhere.
+    const lapsed = slack.thread(CHANNEL, leftOpen).find((message) => message.ts === leftCard);
+    expect(lapsed?.text).toMatch(/the bot restarted or shut down before anyone answered/);
+    expect(JSON.stringify(lapsed?.blocks ?? [])).not.toContain('hitl_');
+
     await startBot();
-    // The message is run again from its start; its question is resumed, not asked anew.
-    await until(() => (anthropic.requests.length > calls ? true : undefined), 'the message run again');
-    const cards = () => slack.thread(CHANNEL, leftOpen).filter((message) => JSON.stringify(message.blocks ?? []).includes('hitl_'));
-    expect(cards().map((card) => card.ts)).toEqual([leftCard]);
-    const card = cards()[0]!;
-    await sender.click({ user: ALICE, channel: CHANNEL, messageTs: card.ts, threadTs: leftOpen, actionId: 'hitl_yes_once', value: approvalIdOf(card) });
+    // The message was never answered: it stayed queued, and the restarted bot runs it again and asks again.
+    const asked = await until(() => approvalIn(slack, CHANNEL, leftOpen), 'the question asked again');
+    expect(asked.ts).not.toBe(leftCard);
+    await sender.click({ user: ALICE, channel: CHANNEL, messageTs: asked.ts, threadTs: leftOpen, actionId: 'hitl_yes_once', value: approvalIdOf(asked) });
     await until(() => slack.thread(CHANNEL, leftOpen).find((message) => message.text === 'the script ran'), 'the answer after the restart');
     expect(slack.thread(CHANNEL, leftOpen).filter((message) => message.text === 'the script ran')).toHaveLength(1);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
