@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord.ts';
 import { freePort } from '../fakes/freePort.ts';
 import { type FakeSlack, SlackSender, startFakeSlack } from '../fakes/slack.ts';
@@ -85,6 +85,26 @@ describe('start-up mistakes', () => {
       await discord.close();
     }
   });
+});
+
+describe('the piped terminal chat', () => {
+  it('prints only the answers on stdout and no JSON log lines anywhere on the screen', async () => {
+    anthropic.setBrain(() => textReply('piped answer'));
+    const child = spawn(process.execPath, [BIN, 'chat'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', STORE_URL: 'memory://', SKILLS_DIRS: join(dir, 'skills'), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: anthropic.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin?.end('hello\n');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual(['piped answer']);
+    expect(stderr).not.toContain('{"level"');
+  }, 60_000);
 });
 
 describe('a started bot', () => {
