@@ -16,7 +16,7 @@ import { createGrants, type Grants } from './approvals/index.ts';
 import { createRecordSealer } from './approvals/index.ts';
 import { loadStateKey } from './approvals/index.ts';
 import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
-import type { ApprovalRecord } from './approvals/index.ts';
+import { logDecision } from './decisionLog.ts';
 import { createStoreApprovalBus } from './approvals/index.ts';
 import { declineOpenApprovals } from './approvals/index.ts';
 import type { Logger } from './log.ts';
@@ -96,26 +96,6 @@ function countRunning(executor: Executor): { executor: Executor; running: () => 
       },
     },
   };
-}
-
-/** The one log line of an approval decision: who answered what, for which skill and content, after how long. */
-function logDecision(logger: Logger, record: ApprovalRecord): void {
-  logger.info(
-    {
-      approvalId: record.id,
-      worldId: record.worldId,
-      chatId: record.chatId,
-      turnId: record.turnId,
-      skill: record.skillId,
-      skillHash: record.skillHash,
-      items: record.items.filter((item) => item.kind !== 'file').map((item) => [item.path, ...item.args].join(' ')),
-      requestedBy: record.requesterId,
-      decidedBy: record.decidedBy,
-      decision: record.outcome,
-      waitedMs: record.decidedAt === undefined ? undefined : record.decidedAt - (record.presentedAt ?? record.createdAt),
-    },
-    'approval decided',
-  );
 }
 
 export async function createApp(config: Config, baseLogger: Logger, options: AppOptions = {}): Promise<App> {

@@ -3,11 +3,12 @@ import { homedir } from 'node:os';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { SandboxLimits } from './exec/limits.ts';
+import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
+import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 
-/** A config mistake: one line that names the variable or field and says the fix. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
+
+export { ConfigError };
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -27,19 +28,6 @@ export interface WorldSettings {
   network: string[];
   /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
   dailyTokenBudget?: number;
-}
-
-/** Who serves Claude: Anthropic's API, or the same models through Amazon Bedrock or Google Vertex AI. */
-export type ModelProvider = 'anthropic' | 'bedrock' | 'vertex';
-
-export interface AnthropicSettings {
-  provider: ModelProvider;
-  apiKey?: string;
-  baseUrl?: string;
-  /** Bedrock: AWS_REGION (else AWS_DEFAULT_REGION); Vertex: CLOUD_ML_REGION. */
-  region?: string;
-  /** Vertex: ANTHROPIC_VERTEX_PROJECT_ID. */
-  projectId?: string;
 }
 
 /** How skill processes are contained (SCRIPT_SANDBOX and the SCRIPT_* bounds). */
@@ -162,27 +150,6 @@ function loadFile(path: string): z.infer<typeof fileSchema> {
   return parsed.data;
 }
 
-function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}"); see .env.example.`);
-  }
-  return value;
-}
-
-function urlVar(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name]?.trim();
-  if (!raw) return undefined;
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL (got "${raw}"); see .env.example.`);
-  }
-  return raw.replace(/\/+$/, '');
-}
 
 
 const MiB = 1024 * 1024;
@@ -201,41 +168,11 @@ function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   };
 }
 
-const optional = (value: string | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
-
-function choiceVar<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[], fallback: T): T {
-  const raw = optional(env[name]);
-  if (raw === undefined) return fallback;
-  const value = raw.toLowerCase();
-  if (!(choices as readonly string[]).includes(value)) {
-    throw new ConfigError(`${name} must be one of ${choices.join(', ')} (got "${raw}"); see .env.example.`);
-  }
-  return value as T;
-}
-
 /** A leading `~` (alone or before `/`) is the home folder, as a shell would read it in SKILLS_DIRS. */
 export function expandHome(dir: string, home: string = homedir()): string {
   const trimmed = dir.trim();
   if (trimmed === '~') return home;
   return trimmed.startsWith('~/') ? `${home}${trimmed.slice(1)}` : trimmed;
-}
-
-function anthropicSettings(env: NodeJS.ProcessEnv): AnthropicSettings {
-  const provider = choiceVar(env, 'ANTHROPIC_PROVIDER', ['anthropic', 'bedrock', 'vertex'] as const, 'anthropic');
-  const apiKey = optional(env.ANTHROPIC_API_KEY);
-  if (provider === 'bedrock') {
-    const region = optional(env.AWS_REGION) ?? optional(env.AWS_DEFAULT_REGION);
-    if (region === undefined) throw new ConfigError('ANTHROPIC_PROVIDER=bedrock needs AWS_REGION (the Bedrock region, e.g. us-east-1); see .env.example.');
-    return { provider, region, baseUrl: urlVar(env, 'ANTHROPIC_BEDROCK_BASE_URL') };
-  }
-  if (provider === 'vertex') {
-    const region = optional(env.CLOUD_ML_REGION);
-    const projectId = optional(env.ANTHROPIC_VERTEX_PROJECT_ID);
-    if (region === undefined) throw new ConfigError('ANTHROPIC_PROVIDER=vertex needs CLOUD_ML_REGION (e.g. us-east5, or global); see .env.example.');
-    if (projectId === undefined) throw new ConfigError('ANTHROPIC_PROVIDER=vertex needs ANTHROPIC_VERTEX_PROJECT_ID (the Google Cloud project); see .env.example.');
-    return { provider, region, projectId, baseUrl: urlVar(env, 'ANTHROPIC_VERTEX_BASE_URL') };
-  }
-  return { provider, apiKey, baseUrl: urlVar(env, 'ANTHROPIC_BASE_URL') };
 }
 
 /**
