@@ -1,24 +1,48 @@
 import { processOutput } from '../src/commandOutput.ts';
 import { type PlatformLauncher, runCli } from '../src/cli.ts';
+import { ConfigError } from '../src/config.ts';
 import { discordEnabled } from './discord/enabled.ts';
 import { slackEnabled } from './slack/enabled.ts';
+
+/** A platform's own start-up error a person can fix (a refused token, a missing intent) is a config error: one line, exit 2. */
+async function startingDiscord(start: () => Promise<Awaited<ReturnType<PlatformLauncher['start']>>>) {
+  try {
+    return await start();
+  } catch (error) {
+    const { DiscordStartError } = await import('./discord/index.ts');
+    throw error instanceof DiscordStartError ? new ConfigError(error.message) : error;
+  }
+}
 
 // A platform's SDK is imported only when that platform starts: `skills list` never loads Bolt or discord.js.
 const platforms: PlatformLauncher[] = [
   { name: 'slack', enabled: slackEnabled, start: async (app, http) => (await import('./slack/index.ts')).slackLauncher.start(app, http) },
-  { name: 'discord', enabled: discordEnabled, start: async (app, http) => (await import('./discord/index.ts')).discordLauncher.start(app, http) },
+  {
+    name: 'discord',
+    enabled: discordEnabled,
+    start: (app, http) => startingDiscord(async () => (await import('./discord/index.ts')).discordLauncher.start(app, http)),
+  },
 ];
 
 /** The composition root: the core's CLI with the platforms the adapters provide. */
 export async function main(argv: string[]): Promise<number> {
-  return runCli(argv, {
-    platforms,
-    terminal: async (app, options) => {
-      const { runTerminalChat } = await import('./terminal/chat.ts');
-      return runTerminalChat(app, { input: process.stdin, output: process.stdout, ...options });
-    },
-    output: processOutput(),
-    env: process.env,
-    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
-  });
+  const output = processOutput();
+  try {
+    return await runCli(argv, {
+      platforms,
+      terminal: async (app, options) => {
+        const { runTerminalChat } = await import('./terminal/chat.ts');
+        return runTerminalChat(app, { input: process.stdin, output: process.stdout, ...options });
+      },
+      output,
+      env: process.env,
+      interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+    });
+  } catch (error) {
+    // Not a mistake the CLI knows (those are one line, exit 2): still one line, the stack only when asked for.
+    const message = error instanceof Error ? error.message : String(error);
+    output.err(`skillbot: ${message.split('\n')[0]} (set LOG_LEVEL=debug for details)`);
+    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') output.err(error instanceof Error ? (error.stack ?? message) : message);
+    return 1;
+  }
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import Anthropic from '@anthropic-ai/sdk';
 import { type Config, ConfigError, worldSettings } from './config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
+import { emptyUsage } from './agent/usage.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
 import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
@@ -18,11 +18,14 @@ import { type AuditLog, createAuditLog } from './approvals/index.ts';
 import { createGrants, type Grants } from './approvals/index.ts';
 import { createRecordSealer } from './approvals/index.ts';
 import { loadStateKey } from './approvals/index.ts';
-import { isInstanceAlive } from './chats/instanceLiveness.ts';
+import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
+import { logDecision } from './decisionLog.ts';
 import { createStoreApprovalBus } from './approvals/index.ts';
 import { declineOpenApprovals } from './approvals/index.ts';
 import type { Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
+import { createModelClient, describeProvider } from './modelClient.ts';
+import { budgetSpentText, TokenBudgets } from './tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { createStore } from './store/createStore.ts';
 import type { Store } from './store/types.ts';
@@ -45,6 +48,15 @@ export interface App {
   /** Stopping a running turn, on whichever instance runs it. */
   stops: TurnStops;
   metrics: Metrics;
+  /** This process among the instances sharing the store (on every log line of `skillbot start`). */
+  instanceId: string;
+  /**
+   * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
+   * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
+   * another instance); their open questions are closed as expired with their cards saying so (alone) or left
+   * for the instance that re-runs them (shared store). close() follows, once the platforms are stopped.
+   */
+  shutdown(deadlineMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,6 +65,10 @@ export interface AppOptions {
   watchSkills?: boolean;
   retry?: RetryPolicy;
   queue?: DurableQueueOptions;
+  /** This process's id among instances (the CLI makes it first, to put it on every log line). */
+  instanceId?: string;
+  /** Vertex only: a google-auth-library AuthClient instead of Application Default Credentials (tests). */
+  vertexAuthClient?: unknown;
 }
 
 /** Every run of skill code is audited, in one place: count them there too (script runs by status). */
@@ -61,7 +77,7 @@ function countRuns(audit: AuditLog, metrics: Metrics): AuditLog {
     ...audit,
     async record(entry) {
       await audit.record(entry);
-      if (entry.kind === 'run') metrics.scriptRuns.inc({ status: entry.outcome });
+      if (entry.kind === 'run') metrics.scriptRuns.inc({ skill: entry.skillId, status: entry.outcome });
     },
   };
 }
@@ -104,7 +120,10 @@ function countRunning(executor: Executor): { executor: Executor; running: () => 
   };
 }
 
-export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
+export async function createApp(config: Config, baseLogger: Logger, options: AppOptions = {}): Promise<App> {
+  // The CLI's logger already carries the id it made; anyone else's gets it here.
+  const instanceId = options.instanceId ?? newInstanceId();
+  const logger = options.instanceId === undefined ? baseLogger.child({ instanceId }) : baseLogger;
   const workspaceRoot = chooseWorkspaceRoot(config, logger);
   // Before the store: a key that cannot be made is a config problem, reported before anything starts.
   const stateKey = loadStateKey(config);
@@ -147,8 +166,13 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     bus: createStoreApprovalBus(store),
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
     sealer,
+    instanceId,
   });
-  approvals.on('hitl-option-resolved', (record) => metrics.approvals.inc({ outcome: record.outcome ?? 'unknown' }));
+  // Fired once per question, by the instance whose resolution won: one line, one count, whoever clicked where.
+  approvals.on('hitl-option-resolved', (record) => {
+    metrics.approvals.inc({ skill: record.skillId, outcome: record.outcome ?? 'unknown' });
+    logDecision(logger, record);
+  });
   await approvals.start();
   const hashFolder: HashFolder = (dir) => registry.hashFolder(dir);
   const stops = new TurnStops(store, {
@@ -158,13 +182,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     onStop: async (turn, by) => void (await declineOpenApprovals(store, approvals, turn, by)),
   });
   await stops.start();
-  const client = new Anthropic({
-    // Without a key (a local proxy, or a test server) a placeholder, never the SDK's own credential lookup.
-    apiKey: config.anthropic.apiKey ?? 'none',
-    baseURL: config.anthropic.baseUrl ?? null,
-    // One retry policy, in src/agent/modelCall.ts.
-    maxRetries: 0,
-  });
+  // One retry policy, in src/agent/modelCall.ts: the client's own is off.
+  const client = await createModelClient(config.anthropic, { maxRetries: 0, vertexAuthClient: options.vertexAuthClient });
+  logger.info({ provider: config.anthropic.provider, model: config.model }, `model through ${describeProvider(config.anthropic)}`);
   const executor = executorFromConfig(config, logger, { hashFolder });
   reportSandbox(await executor.sandbox(), logger);
   // The executor runs a copy of the skill only when it hashes to the approved content (hashFolder); the
@@ -194,9 +214,24 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     retry: options.retry,
     workspaces,
   });
+  const budgets = new TokenBudgets(store);
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
-    runTurn: (message, sink, turnId, platform) => engine.runTurn(message, sink, turnId, platform),
+    runTurn: async (message, sink, turnId, platform) => {
+      const budget = worldSettings(config, message.worldId).dailyTokenBudget;
+      if (!(await budgets.allows(message.worldId, budget))) {
+        metrics.budgetRefusals.inc({ world: message.worldId });
+        logger.warn({ worldId: message.worldId, chatId: message.chatId, turnId, budget }, 'daily token budget spent: message not answered');
+        const reply = budgetSpentText(budget ?? 0);
+        await sink.reply(reply);
+        return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: 0, modelMs: 0 };
+      }
+      const outcome = await engine.runTurn(message, sink, turnId, platform);
+      // Spend by world and model; the budget counts after the turn (a turn is never cut off half way).
+      metrics.countTokens(message.worldId, config.model, outcome.usage);
+      await budgets.add(message.worldId, outcome.usage).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the world\'s spend failed'));
+      return outcome;
+    },
     replies: {
       store,
       instanceId: approvals.instanceId,
@@ -229,17 +264,52 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     dispatcher,
     stops,
     metrics,
+    instanceId,
+    async shutdown(deadlineMs) {
+      // Shared store: other instances may run (they, or this one after its restart, take the chats over).
+      const shared = store.kind === 'redis';
+      await dispatcher.stop(deadlineMs, {
+        // A turn waiting on a person cannot finish now: stop waiting as soon as every running turn is one.
+        settled: () => {
+          const waiting = new Set(approvals.awaitedHere().map((record) => record.chatId));
+          return dispatcher.runningChats.every((chatId) => waiting.has(chatId));
+        },
+        leave: async () => {
+          stops.abortAll(SHUTDOWN_BY);
+          // Shared store: their questions stay pending, and the instance that re-runs a turn resumes its question.
+          // Alone: they end now as expired, while the platforms can still update their cards ("the bot
+          // restarted or stopped"), and the re-run after the restart asks again.
+          await approvals.close({ handOver: shared });
+        },
+      });
+      const left = dispatcher.leftAtStop;
+      if (left > 0) {
+        logger.info(
+          { unfinished: left },
+          shared
+            ? 'unfinished turns left queued: another instance, or this one after its restart, answers them'
+            : 'unfinished turns left queued: they are answered after the restart',
+        );
+      }
+    },
     async close() {
       // Turns still running get a moment, then their chats are handed over (their messages stay queued).
       await dispatcher.stop(2_000);
       // Shared store: questions still open stay pending for the instance that re-runs their turns. Alone, no
       // one else will: they end now, and their messages say so.
-      await approvals.close({ handOver: store.kind === 'redis' });
-      await stops.close();
-      clearInterval(workspaceSweeper);
-      await registry.close();
-      executor.close();
-      await store.close();
+      await closeRest(store.kind === 'redis');
     },
   };
+
+  async function closeRest(handOver: boolean): Promise<void> {
+    await approvals.close({ handOver });
+    await stops.close();
+    clearInterval(workspaceSweeper);
+    await registry.close();
+    executor.close();
+    await store.close();
+  }
 }
+
+/** Who ends the turns still running at a shutdown (a system name: nothing is posted for it). */
+const SHUTDOWN_BY = 'system:shutdown';

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { config as loadDotenv } from 'dotenv';
 import type { App } from './app.ts';
 import type { CommandOutput } from './commandOutput.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, platformCredentialProblems } from './config.ts';
 import type { HttpServer } from './httpServer.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/types.ts';
@@ -44,38 +44,50 @@ const USAGE = `usage: skillbot <command>
   chat [--world W] [--chat C]    terminal chat; pipe messages in, one per line, for an unattended run
   doctor                         check the sandbox, the store, platform credentials and skills (exit 1 on a failure)
   skills list|show|catalog|validate|match …
-  audit [--world W] [--chat C] [--json]
+  audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json]
   grants list|revoke …`;
 
-/** How long a SIGTERM lets running turns finish before their chats are handed over. */
-const SHUTDOWN_DEADLINE_MS = 20_000;
+/**
+ * How long a SIGTERM lets running turns finish before their chats are left queued. Docker and Kubernetes kill
+ * 10 s after SIGTERM by default: this plus the winding down (at most ~3 s, usually milliseconds) stays within.
+ */
+const SHUTDOWN_DEADLINE_MS = 6_000;
 
 /** A user mistake: one line on stderr, exit code 2, no stack trace. */
 class UsageError extends Error {}
 
 function modelConfigured(config: Config): void {
-  if (!config.anthropic.apiKey && !config.anthropic.baseUrl) {
+  // Bedrock and Vertex read their clouds' own credentials (checked by `skillbot doctor`).
+  if (config.anthropic.provider === 'anthropic' && !config.anthropic.apiKey && !config.anthropic.baseUrl) {
     throw new UsageError('Set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for a proxy) in the environment or in .env; see .env.example.');
   }
 }
 
+interface ProcessLog {
+  logger: Logger;
+  /** On every line of the logger, and given to the app as its instance id. */
+  instanceId: string;
+}
+
 /** The long-running commands log; the short ones print their result and need no logger (nor pino). */
-async function processLogger(config: Config): Promise<Logger> {
-  const { createLogger } = await import('./log.ts');
-  return createLogger(config.logLevel);
+async function processLogger(config: Config): Promise<ProcessLog> {
+  const [{ createLogger }, { newInstanceId }] = await Promise.all([import('./log.ts'), import('./chats/instanceLiveness.ts')]);
+  const instanceId = newInstanceId();
+  return { logger: createLogger(config.logLevel, { instanceId }), instanceId };
 }
 
 /** Where the terminal chat's logs go while a person is reading the conversation on the same terminal. */
 export const CHAT_LOG_FILE = join('data', 'skillbot.log');
 
-async function chat(args: string[], host: CliHost, config: Config, logger: Logger): Promise<number> {
+async function chat(args: string[], host: CliHost, config: Config, log: ProcessLog): Promise<number> {
   const { values } = parseArgs({ args, options: { world: { type: 'string' }, chat: { type: 'string' } }, strict: true });
   modelConfigured(config);
-  // On a terminal, JSON lines between the messages would bury the conversation: logs go to a file instead.
+  // JSON lines between the messages would bury the conversation (and a piped run's answers on the same screen):
+  // every line goes to a file, and warnings and errors show on stderr, one readable line each.
   const onTerminal = host.interactive === true;
-  const chatLogger = onTerminal ? (await import('./log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE) : logger;
+  const chatLogger = (await import('./log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE, { instanceId: log.instanceId });
   const { createApp } = await import('./app.ts');
-  const app = await createApp(config, chatLogger);
+  const app = await createApp(config, chatLogger, { instanceId: log.instanceId });
   // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
   // answers what a killed session left in a chat this session resumes.
   app.dispatcher.start();
@@ -86,15 +98,20 @@ async function chat(args: string[], host: CliHost, config: Config, logger: Logge
   }
 }
 
-async function start(host: CliHost, config: Config, logger: Logger): Promise<number> {
+async function start(host: CliHost, config: Config, log: ProcessLog): Promise<number> {
   modelConfigured(config);
+  // A token without its partner would start nothing (or the terminal chat, which under a service manager
+  // reads a closed stdin and exits 0): the service would "run" and answer nobody.
+  const [problem] = platformCredentialProblems(config);
+  if (problem !== undefined) throw new UsageError(problem);
+  const { logger, instanceId } = log;
   const wanted = host.platforms.filter((platform) => platform.enabled(config));
   if (wanted.length === 0) {
     logger.info('no platform credentials set: starting the terminal chat');
-    return chat([], host, config, logger);
+    return chat([], host, config, log);
   }
   const [{ createApp }, { HttpServer }] = await Promise.all([import('./app.ts'), import('./httpServer.ts')]);
-  const app = await createApp(config, logger);
+  const app = await createApp(config, logger, { instanceId });
   const running: RunningPlatform[] = [];
   const http: HttpServer = new HttpServer(logger, async () => {
     const store = await app.store.ping().catch(() => false);
@@ -102,25 +119,53 @@ async function start(host: CliHost, config: Config, logger: Logger): Promise<num
     const ok = store && running.length === wanted.length && running.every((platform) => platform.ready());
     return { ok, detail: { store, platforms } };
   });
-  http.route('GET', '/metrics', async (_req, res) => {
+  // METRICS_PORT: its own listener (bound to HOST like the other), so a firewall or a Kubernetes Service can keep
+  // it private while PORT takes Slack's events. Without it, /metrics is on PORT.
+  const metricsHttp = config.metricsPort === undefined ? http : new HttpServer(logger, async () => ({ ok: true, detail: {} }));
+  metricsHttp.route('GET', '/metrics', async (_req, res) => {
     const text = await app.metrics.render();
     res.writeHead(200, { 'content-type': app.metrics.contentType }).end(text);
   });
-  for (const platform of wanted) running.push(await platform.start(app, http));
-  app.dispatcher.start();
-  const port = await http.listen(config.port, config.host);
-  logger.info({ port, platforms: wanted.map((platform) => platform.name) }, 'skillbot started');
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
+  const stopPlatforms = () => Promise.allSettled(running.map((platform) => platform.stop()));
+  try {
+    for (const platform of wanted) running.push(await platform.start(app, http));
+    app.dispatcher.start();
+    const port = await listen(http, config.port, config.host, 'PORT');
+    const metricsPort = metricsHttp === http ? port : await listen(metricsHttp, config.metricsPort ?? 0, config.host, 'METRICS_PORT');
+    logger.info({ port, metricsPort, platforms: wanted.map((platform) => platform.name) }, 'skillbot started');
+  } catch (error) {
+    // A start-up failure (a refused token, a port in use): close what started, then say it in one line.
+    await stopPlatforms();
+    await Promise.allSettled([http.close(), metricsHttp.close()]);
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
   });
-  logger.info('shutting down');
-  // Stop taking turns first; running ones finish within the deadline or are handed to another instance.
-  await app.dispatcher.stop(SHUTDOWN_DEADLINE_MS);
-  await Promise.allSettled(running.map((platform) => platform.stop()));
-  await http.close();
-  await app.close();
+  logger.info({ signal }, 'shutting down');
+  // Stop taking turns first; running ones finish within the deadline, or stay queued for the restart.
+  const [shutdown] = await Promise.allSettled([app.shutdown(SHUTDOWN_DEADLINE_MS)]);
+  await stopPlatforms();
+  await Promise.allSettled([http.close(), metricsHttp.close()]);
+  const [closed] = await Promise.allSettled([app.close()]);
+  for (const step of [shutdown, closed]) if (step.status === 'rejected') logger.warn({ err: step.reason }, 'shutdown did not finish cleanly');
+  logger.info('stopped');
   return 0;
+}
+
+/** Listens, or says in one line which variable names a port that cannot be had. */
+async function listen(http: HttpServer, port: number, host: string, variable: string): Promise<number> {
+  try {
+    return await http.listen(port, host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError(`${variable} ${port} is in use on ${host} (another skillbot?): stop it, or set ${variable} to a free port.`);
+    if (code === 'EACCES') throw new ConfigError(`${variable} ${port} needs privileges on ${host}: use a port above 1023, or set ${variable}.`);
+    if (code === 'EADDRNOTAVAIL') throw new ConfigError(`HOST ${host} is not an address of this machine: set HOST (0.0.0.0 listens on all).`);
+    throw error;
+  }
 }
 
 async function withStore(config: Config, run: (store: Store) => Promise<number>) {

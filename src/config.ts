@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { SandboxLimits } from './exec/limits.ts';
+import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
+import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 
-/** A config mistake: one line that names the variable or field and says the fix. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
+
+export { ConfigError };
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -26,6 +28,8 @@ export interface WorldSettings {
   network: string[];
   /** Whether Claude has the shell (the bash tool) here; `bash: false` turns it off (the tool is not offered). */
   bash: boolean;
+  /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
+  dailyTokenBudget?: number;
 }
 
 /** Each chat's workspace (WORKSPACE_*): where the folders live, their bounds, when an idle one is removed. */
@@ -81,11 +85,13 @@ export interface ContextLimits {
 
 export interface Config {
   model: string;
-  anthropic: { apiKey?: string; baseUrl?: string };
+  anthropic: AnthropicSettings;
   skillsDirs: string[];
   storeUrl: string;
   port: number;
   host: string;
+  /** METRICS_PORT: `/metrics` on a listener of its own (then not on PORT); undefined: on PORT. */
+  metricsPort?: number;
   slack: { botToken?: string; signingSecret?: string; appToken?: string; apiUrl?: string };
   discord: { token?: string; guildId?: string; apiUrl?: string };
   approvalTimeoutMs: number;
@@ -113,6 +119,7 @@ const worldSchema = z
     env: z.record(z.string(), z.record(envName, z.string())).optional(),
     network: z.array(z.string().min(1)).optional(),
     bash: z.boolean().optional(),
+    dailyTokenBudget: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -160,27 +167,6 @@ function loadFile(path: string): z.infer<typeof fileSchema> {
   return parsed.data;
 }
 
-function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}"); see .env.example.`);
-  }
-  return value;
-}
-
-function urlVar(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name]?.trim();
-  if (!raw) return undefined;
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL (got "${raw}"); see .env.example.`);
-  }
-  return raw.replace(/\/+$/, '');
-}
 
 
 const MiB = 1024 * 1024;
@@ -204,16 +190,31 @@ function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   };
 }
 
-const optional = (value: string | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
+/** A leading `~` (alone or before `/`) is the home folder, as a shell would read it in SKILLS_DIRS. */
+export function expandHome(dir: string, home: string = homedir()): string {
+  const trimmed = dir.trim();
+  if (trimmed === '~') return home;
+  return trimmed.startsWith('~/') ? `${home}${trimmed.slice(1)}` : trimmed;
+}
 
-function choiceVar<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[], fallback: T): T {
-  const raw = optional(env[name]);
-  if (raw === undefined) return fallback;
-  const value = raw.toLowerCase();
-  if (!(choices as readonly string[]).includes(value)) {
-    throw new ConfigError(`${name} must be one of ${choices.join(', ')} (got "${raw}"); see .env.example.`);
+/**
+ * Platform credentials set without their partner: a bot that starts without them answers nobody (under a
+ * service manager it would even exit 0), so `start` refuses with these lines, each naming what to set.
+ */
+export function platformCredentialProblems(config: Config): string[] {
+  const { botToken, signingSecret, appToken } = config.slack;
+  const problems: string[] = [];
+  if (botToken !== undefined && signingSecret === undefined && appToken === undefined) {
+    problems.push('SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP mode) nor SLACK_APP_TOKEN (Socket Mode) is: set one of them (Slack app → Basic Information), or unset SLACK_BOT_TOKEN.');
   }
-  return value as T;
+  if (botToken === undefined && (signingSecret !== undefined || appToken !== undefined)) {
+    const set = signingSecret !== undefined ? 'SLACK_SIGNING_SECRET' : 'SLACK_APP_TOKEN';
+    problems.push(`${set} is set but SLACK_BOT_TOKEN is not: set it (Slack app → OAuth & Permissions, starts with xoxb-), or unset ${set}.`);
+  }
+  if (config.discord.token === undefined && config.discord.guildId !== undefined) {
+    problems.push('DISCORD_GUILD_ID is set but DISCORD_TOKEN is not: set it (Developer Portal → Bot → Reset Token), or unset DISCORD_GUILD_ID.');
+  }
+  return problems;
 }
 
 /** Reads the environment (and SKILLBOT_CONFIG, when set) once, and validates everything. Throws ConfigError. */
@@ -221,7 +222,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const configFile = optional(env.SKILLBOT_CONFIG);
   const file = configFile ? loadFile(configFile) : {};
   const approvalTimeoutMs = intVar(env, 'APPROVAL_TIMEOUT_MS', 600_000, 1, 86_400_000);
-  const skillsDirs = (optional(env.SKILLS_DIRS) ?? './skills').split(':').filter((dir) => dir.trim() !== '');
+  const skillsDirs = (optional(env.SKILLS_DIRS) ?? './skills')
+    .split(':')
+    .filter((dir) => dir.trim() !== '')
+    .map((dir) => expandHome(dir, optional(env.HOME) ?? homedir()));
   const storeUrl = optional(env.STORE_URL) ?? 'sqlite://./data/skillbot.sqlite';
   if (!/^(sqlite:\/\/.+|redis:\/\/.+|rediss:\/\/.+|memory:\/\/)$/.test(storeUrl)) {
     throw new ConfigError(`STORE_URL must be sqlite://PATH, redis://HOST:PORT or memory:// (got "${storeUrl}").`);
@@ -232,11 +236,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     model: optional(env.SKILLBOT_MODEL) ?? DEFAULT_MODEL,
-    anthropic: { apiKey: optional(env.ANTHROPIC_API_KEY), baseUrl: urlVar(env, 'ANTHROPIC_BASE_URL') },
+    anthropic: anthropicSettings(env),
     skillsDirs: skillsDirs.length > 0 ? skillsDirs : ['./skills'],
     storeUrl,
     port: intVar(env, 'PORT', 3000, 0, 65_535),
     host: optional(env.HOST) ?? '0.0.0.0',
+    ...(optional(env.METRICS_PORT) === undefined ? {} : { metricsPort: intVar(env, 'METRICS_PORT', 9464, 0, 65_535) }),
     slack: {
       botToken: optional(env.SLACK_BOT_TOKEN),
       signingSecret: optional(env.SLACK_SIGNING_SECRET),
@@ -279,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env: file.defaults?.env ?? {},
       network: file.defaults?.network ?? [],
       bash: file.defaults?.bash ?? true,
+      ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
     },
     worlds: file.worlds ?? {},
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -290,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The settings of one world: its own entry over the defaults. */
 export function worldSettings(config: Config, worldId: string): WorldSettings {
   const own = config.worlds[worldId] ?? {};
+  const budget = own.dailyTokenBudget ?? config.defaults.dailyTokenBudget;
   return {
     skills: own.skills ?? config.defaults.skills,
     approvers: [...config.defaults.approvers, ...(own.approvers ?? [])],
@@ -297,6 +304,7 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     env: { ...config.defaults.env, ...own.env },
     network: own.network ?? config.defaults.network,
     bash: own.bash ?? config.defaults.bash,
+    ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
   };
 }
 

@@ -1,7 +1,8 @@
-// `skillbot doctor`: one line per check (sandbox, store, state key, platform credentials, skills, what the skills'
-// code needs from the host); exit 1 when one fails.
+// `skillbot doctor`: one line per check (sandbox, store, state key, model, platform credentials, skills, what the
+// skills' code needs from the host); exit 1 when one fails.
 import type { CommandOutput } from './commandOutput.ts';
-import type { Config } from './config.ts';
+import { type Config, platformCredentialProblems } from './config.ts';
+import { modelCheck } from './doctorModel.ts';
 import { executorFromConfig } from './exec/fromConfig.ts';
 import type { BoundsMode } from './exec/runCgroup.ts';
 import { stateKeyCheck } from './approvals/index.ts';
@@ -11,7 +12,7 @@ import { validateFolders, type FolderValidation } from './skills/validateFolders
 import { createStore } from './store/createStore.ts';
 
 type Verdict = 'ok' | 'warn' | 'FAIL';
-interface Check {
+export interface Check {
   verdict: Verdict;
   name: string;
   text: string;
@@ -25,11 +26,16 @@ export interface DoctorDeps {
   output: CommandOutput;
   /** Plain fetch (the core imports no platform SDK); tests use the real one against loopback fakes. */
   fetch?: typeof fetch;
+  /** Vertex only: a google-auth-library AuthClient instead of Application Default Credentials (tests). */
+  vertexAuthClient?: unknown;
 }
 
 export async function runDoctor(config: Config, deps: DoctorDeps): Promise<number> {
   const http = deps.fetch ?? fetch;
-  const checks: Check[] = [...(await sandbox(config)), ...init(process.pid), await store(config), stateKey(config)];
+  const checks: Check[] = [...(await sandbox(config)), ...init(process.pid), await store(config), stateKey(config), await modelCheck(config, deps.vertexAuthClient)];
+  for (const problem of platformCredentialProblems(config)) {
+    checks.push({ verdict: 'FAIL', name: problem.startsWith('DISCORD') ? 'discord' : 'slack', text: problem });
+  }
   if (config.slack.botToken !== undefined) checks.push(await slack(config.slack.apiUrl ?? SLACK_API, config.slack.botToken, http));
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
   const validation = await validateFolders(config.skillsDirs, 'runtime');
@@ -138,13 +144,16 @@ async function discord(apiUrl: string, token: string, http: typeof fetch): Promi
 }
 
 function skills(config: Config, result: FolderValidation): Check {
+  const plugins = result.rootProblems;
   const invalid = result.skills.filter((skill) => !skill.valid);
   const problems = [
     ...result.unreadable.map((dir) => `${dir} cannot be read`),
     ...invalid.map((skill) => `${skill.id}: ${skill.errors[0]?.message ?? 'invalid'}`),
+    ...plugins,
   ];
   if (problems.length > 0) {
-    return { verdict: 'FAIL', name: 'skills', text: `${invalid.length} of ${result.skills.length} invalid; ${problems.join('; ')} (details: skillbot skills validate)` };
+    const counted = invalid.length > 0 || plugins.length === 0 ? `${invalid.length} of ${result.skills.length} invalid; ` : '';
+    return { verdict: 'FAIL', name: 'skills', text: `${counted}${problems.join('; ')} (details: skillbot skills validate)` };
   }
   return { verdict: 'ok', name: 'skills', text: `${result.skills.length} valid in ${config.skillsDirs.join(':')}` };
 }

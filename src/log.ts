@@ -1,16 +1,27 @@
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
 export type { Logger };
 
+/** Fields on every line of a running bot, so lines shipped from several instances can be told apart. */
+export interface LogIdentity {
+  instanceId: string;
+}
+
+function base(identity: LogIdentity | undefined): Record<string, unknown> | undefined {
+  return identity === undefined ? undefined : { instanceId: identity.instanceId, pid: process.pid, hostname: hostname() };
+}
+
 /**
  * The logger every part receives (no module-level singleton). Logs go to stderr as JSON lines, so stdout stays
- * the chat's or the command's own output. The level comes from the validated config (LOG_LEVEL).
+ * the chat's or the command's own output. The level comes from the validated config (LOG_LEVEL). With an
+ * identity every line carries the instance id, the pid and the host.
  */
-export function createLogger(level: LogLevel = 'info'): Logger {
-  return pino({ level, base: undefined }, pino.destination({ fd: 2, sync: false }));
+export function createLogger(level: LogLevel = 'info', identity?: LogIdentity): Logger {
+  return pino({ level, base: base(identity) }, pino.destination({ fd: 2, sync: false }));
 }
 
 /** A logger that drops everything (tests, benches). */
@@ -28,7 +39,8 @@ export function readableLogLine(json: string): string {
   } catch {
     return json.trimEnd();
   }
-  const { level, msg, time: _time, err, ...fields } = entry;
+  // Who logged it matters in a shipped log, not to the person reading their own terminal.
+  const { level, msg, time: _time, err, instanceId: _instance, pid: _pid, hostname: _host, ...fields } = entry;
   const parts = Object.entries(fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   const error = err as { message?: string } | undefined;
   if (error?.message) parts.push(`error=${error.message}`);
@@ -40,7 +52,7 @@ export function readableLogLine(json: string): string {
  * The terminal chat's logger: a person is reading the conversation on this terminal, so every log line at
  * LOG_LEVEL goes to `file` as JSON, and only warnings and errors show on stderr, one readable line each.
  */
-export function createChatLogger(level: LogLevel, file: string): Logger {
+export function createChatLogger(level: LogLevel, file: string, identity?: LogIdentity): Logger {
   if (level === 'silent') return silentLogger();
   mkdirSync(dirname(file), { recursive: true });
   const readable = {
@@ -50,7 +62,7 @@ export function createChatLogger(level: LogLevel, file: string): Logger {
   };
   const shown = pino.levels.values[level]! > pino.levels.values.warn! ? level : 'warn';
   return pino(
-    { level, base: undefined },
+    { level, base: base(identity) },
     pino.multistream([
       { level, stream: pino.destination({ dest: file, append: true, sync: false }) },
       { level: shown, stream: readable },

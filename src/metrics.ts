@@ -43,14 +43,44 @@ export class Metrics {
     buckets: FAST_SECONDS,
     registers: [this.registry],
   });
-  readonly scriptRuns = new Counter({ name: 'skillbot_script_runs_total', help: 'Runs of skill code, by status.', labelNames: ['status'], registers: [this.registry] });
-  readonly approvals = new Counter({ name: 'skillbot_approvals_total', help: 'Approvals resolved, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
+  readonly scriptRuns = new Counter({
+    name: 'skillbot_script_runs_total',
+    help: 'Runs of skill code (scripts, preflight commands, hooks), by skill and status.',
+    labelNames: ['skill', 'status'],
+    registers: [this.registry],
+  });
+  readonly approvals = new Counter({
+    name: 'skillbot_approvals_total',
+    help: 'Approval questions resolved, by skill and outcome.',
+    labelNames: ['skill', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly skillActivations = new Counter({
+    name: 'skillbot_skill_activations_total',
+    help: 'Skills activated in a chat (loaded by the model, named with /skill, or triggered), by skill.',
+    labelNames: ['skill'],
+    registers: [this.registry],
+  });
+  /** Spend: every token the model was sent or wrote, by world, model and kind (input, output, cache_read, cache_write). */
+  readonly tokens = new Counter({
+    name: 'skillbot_tokens_total',
+    help: 'Model tokens by world, model and kind: input, output, cache_read, cache_write.',
+    labelNames: ['world', 'model', 'kind'],
+    registers: [this.registry],
+  });
+  readonly budgetRefusals = new Counter({
+    name: 'skillbot_budget_refusals_total',
+    help: 'Messages not answered because their world spent its daily token budget, by world.',
+    labelNames: ['world'],
+    registers: [this.registry],
+  });
   readonly dedupeHits = new Counter({
     name: 'skillbot_dedupe_hits_total',
     help: 'Platform deliveries dropped as duplicates, by platform.',
     labelNames: ['platform'],
     registers: [this.registry],
   });
+  // Kept beside skillbot_tokens_total for dashboards made before it (the same counts, without labels).
   readonly cacheReadTokens = new Counter({ name: 'skillbot_cache_read_tokens_total', help: 'Prompt tokens read from the cache.', registers: [this.registry] });
   readonly cacheCreationTokens = new Counter({
     name: 'skillbot_cache_creation_tokens_total',
@@ -116,6 +146,17 @@ export class Metrics {
         if (running !== undefined) this.set(running);
       },
     });
+  }
+
+  /** Counts one turn's tokens against its world and model. */
+  countTokens(world: string, model: string, usage: { input: number; output: number; cacheRead: number; cacheCreation: number }): void {
+    const kinds: Array<[string, number]> = [
+      ['input', usage.input],
+      ['output', usage.output],
+      ['cache_read', usage.cacheRead],
+      ['cache_write', usage.cacheCreation],
+    ];
+    for (const [kind, count] of kinds) if (count > 0) this.tokens.inc({ world, model, kind }, count);
   }
 
   /** Where the gauges read the system's state (set once the parts they read exist). */

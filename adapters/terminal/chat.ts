@@ -7,7 +7,7 @@ import { formatUsage } from '../../src/agent/usage.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
 import type { IncomingMessage, TurnSink } from '../../src/platform.ts';
-import { parseChoice, TerminalPresenter } from './presenter.ts';
+import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';
 import { terminalSafe } from '../../src/text/visible.ts';
 
 export interface TerminalOptions {
@@ -91,15 +91,30 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
         })
         .catch((error: unknown) => write(`  … could not stop: ${(error as Error).message}\n`));
     });
+    // Not awaited: a message typed during a turn is queued and answered after it. The prompt comes back once no
+    // turn is running, so answers are not printed after a dangling "you>".
+    const queue = (text: string) => {
+      const pending = turn(text).finally(() => {
+        running.delete(pending);
+        if (running.size === 0) rl.prompt();
+      });
+      running.add(pending);
+    };
     rl.setPrompt('you> ');
     rl.prompt();
     for await (const line of rl) {
       const text = line.trim();
       const question = presenter.pending;
-      if (question) {
-        const option = parseChoice(text, question.options);
-        if (!option) write('Type 1, 2 or 3 (or yes_once, yes_in_session, no).\n');
-        else await app.approvals.respond({ worldId, approvalId: question.id, option, userId: user });
+      const option = question === undefined ? undefined : parseChoice(text, question.options);
+      if (question !== undefined && option !== undefined) {
+        await app.approvals.respond({ worldId, approvalId: question.id, option, userId: user });
+      } else if (question !== undefined && (text === '' || /^\d+$/.test(text))) {
+        write(`${choiceHint(question)}\n`);
+      } else if (question !== undefined && !text.startsWith('/')) {
+        // Words, not an answer: a message for after this turn, as any line typed during a turn is.
+        write(`(Queued: answered after this turn. The question above is still open: ${choiceHint(question)})\n`);
+        queue(text);
+        continue;
       } else if (text === '/quit' || text === '/exit') {
         break;
       } else if (text === '/skills') {
@@ -113,13 +128,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       } else if (text === '/usage') {
         write(`${formatUsage(await app.engine.usage(chatId))}\n`);
       } else if (text !== '') {
-        // Not awaited: a message typed during a turn is queued and answered after it. The prompt
-        // comes back once no turn is running, so answers are not printed after a dangling "you>".
-        const pending = turn(text).finally(() => {
-          running.delete(pending);
-          if (running.size === 0) rl.prompt();
-        });
-        running.add(pending);
+        queue(text);
         continue;
       }
       if (running.size === 0) rl.prompt();

@@ -11,9 +11,22 @@ export function parseChoice(answer: string, options: readonly ApprovalOption[]):
   return option && options.includes(option as ApprovalOption) ? (option as ApprovalOption) : undefined;
 }
 
+/** How each option reads on the terminal (its name is still accepted when typed). */
+export const OPTION_LABELS: Record<ApprovalOption, string> = { yes_once: 'Yes, once', yes_in_session: 'Yes, for this session', no: 'No' };
+
+/** The card's text says "thread" (Slack and Discord); a terminal conversation is a session. */
+function terminalWords(body: string): string {
+  return body.replaceAll('"Yes, for this thread"', '"Yes, for this session"').replaceAll('in this thread only', 'in this session only');
+}
+
 export function formatQuestion(record: ApprovalRecord): string {
-  const choices = record.options.map((option, index) => `${index + 1}) ${option}`).join('   ');
-  return `\n⚠ Approval needed: ${record.title}\n${record.body}\n${choices}   [default: ${record.defaultOption}]\n`;
+  const choices = record.options.map((option, index) => `${index + 1}) ${OPTION_LABELS[option]}`).join('   ');
+  return `\n⚠ Approval needed: ${record.title}\n${terminalWords(record.body)}\n${choices}   [default: ${OPTION_LABELS[record.defaultOption]}]\n`;
+}
+
+/** What to type, when a line is not an answer. */
+export function choiceHint(record: ApprovalRecord): string {
+  return `Type ${record.options.map((option, index) => `${index + 1} (${OPTION_LABELS[option]})`).join(', ')}.`;
 }
 
 export function formatOutcome(record: ApprovalRecord): string {

@@ -40,7 +40,8 @@ export interface TurnOutcome {
   turnId: string;
   /** `failed`: our own side broke (store, platform); the user was told, the error logged. */
   /** `stopped`: a person stopped it (the model stream and any script were ended). */
-  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'failed' | 'stopped';
+  /** `over_budget`: the world spent its daily token budget; the model was not called (src/app.ts). */
+  status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'failed' | 'stopped' | 'over_budget';
   reply: string;
   usage: UsageTotals;
   durationMs: number;

@@ -125,5 +125,6 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
   await recordActivation(deps.store, turn.chatId, { id: skill.id, hash: skill.hash, via });
   notes.push(...describeHookFailures(await fireHooks(deps, scope, 'post_context', { activation, result: { status: 'loaded' } })));
   deps.logger.info({ chatId: turn.chatId, turnId: turn.turnId, skill: skill.id, via, matched: request.matched }, 'skill activated');
+  deps.metrics?.skillActivations.inc({ skill: skill.id });
   return { skillId: skill.id, via, result: { content, isError: false }, notes };
 }

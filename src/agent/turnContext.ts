@@ -5,6 +5,7 @@ import type { ApprovalRuntime } from '../approvals/index.ts';
 import type { AuditLog } from '../approvals/index.ts';
 import type { Grants } from '../approvals/index.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import type { OutgoingFile } from '../platform.ts';
 import type { InputFile } from './inputFiles.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
@@ -26,6 +27,8 @@ export interface ToolDeps {
    * on disk when asked, so an edit since the turn began is asked about, not run under an older grant.
    */
   hashFolder?: HashFolder;
+  /** Counts skill activations by skill (absent in tests that build the tools alone). */
+  metrics?: Metrics;
 }
 
 /** Everything a tool call needs to know about the turn it belongs to. */

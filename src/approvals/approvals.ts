@@ -237,6 +237,11 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     return resolved;
   }
 
+  /** Questions a turn on this instance is waiting on now. */
+  awaitedHere(): ApprovalRecord[] {
+    return this.#waiters.all().map((waiter) => waiter.record);
+  }
+
   /**
    * Stops the heartbeat, the sweeper and the timers. Call before store.close(). By default questions still open
    * resolve `expired` (their messages say so) and this instance's liveness record is removed. With `handOver`

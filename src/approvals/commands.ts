@@ -15,7 +15,7 @@ export interface CommandDeps {
   sealer?: RecordSealer;
 }
 
-const AUDIT_USAGE = 'Usage: skillbot audit [--world W] [--chat C] [--json]';
+const AUDIT_USAGE = 'Usage: skillbot audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json] (T: an ISO date or time, or an age such as 30m, 24h, 7d)';
 const GRANTS_LIST_USAGE = 'skillbot grants list [--world W] [--chat C] [--json]';
 const GRANTS_REVOKE_USAGE = 'skillbot grants revoke --chat C [--skill S] | --skill S | --all';
 const GRANTS_USAGE = `Usage: ${GRANTS_LIST_USAGE} | ${GRANTS_REVOKE_USAGE}`;
@@ -23,9 +23,27 @@ const GRANTS_USAGE = `Usage: ${GRANTS_LIST_USAGE} | ${GRANTS_REVOKE_USAGE}`;
 type Parsed = { ok: true; values: Record<string, string | boolean | undefined> } | { ok: false; problem: string };
 
 const LIST_OPTIONS = { world: { type: 'string' }, chat: { type: 'string' }, json: { type: 'boolean' } } as const;
+const AUDIT_OPTIONS = {
+  ...LIST_OPTIONS,
+  person: { type: 'string' },
+  skill: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+} as const;
+
+const AGE_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `2026-11-25`, `2026-11-25T10:00Z` or an age before now (`30m`, `24h`, `7d`) as epoch ms; undefined when neither. */
+export function parseTime(text: string, now: number = Date.now()): number | undefined {
+  const age = /^(\d+)([smhd])$/.exec(text.trim());
+  if (age) return now - Number(age[1]) * (AGE_UNITS[age[2] ?? 's'] ?? 1000);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return undefined;
+  const at = Date.parse(text.trim());
+  return Number.isNaN(at) ? undefined : at;
+}
 const REVOKE_OPTIONS = { chat: { type: 'string' }, skill: { type: 'string' }, all: { type: 'boolean' } } as const;
 
-function parse(args: string[], options: typeof LIST_OPTIONS | typeof REVOKE_OPTIONS): Parsed {
+function parse(args: string[], options: typeof LIST_OPTIONS | typeof REVOKE_OPTIONS | typeof AUDIT_OPTIONS): Parsed {
   try {
     const { values } = parseArgs({ args, options, strict: true, allowPositionals: false });
     // Strict parsing guarantees each value matches its declared type: strings and booleans only.
@@ -75,13 +93,26 @@ function formatAuditEntry(entry: AuditEntry): string {
 
 export async function runAuditCommand(args: string[], deps: CommandDeps): Promise<number> {
   const { output } = deps;
-  const parsed = parse(args, LIST_OPTIONS);
+  const parsed = parse(args, AUDIT_OPTIONS);
   if (!parsed.ok) return usageError(output, 'audit', parsed.problem, AUDIT_USAGE);
-  const { world, chat, json } = parsed.values;
+  const { world, chat, json, person, skill, since, until } = parsed.values;
+  const bounds: Record<string, number | undefined> = {};
+  for (const [name, value] of [['since', since], ['until', until]] as const) {
+    if (typeof value !== 'string') continue;
+    bounds[name] = parseTime(value);
+    if (bounds[name] === undefined) return usageError(output, 'audit', `--${name} "${value}" is neither a date nor an age`, AUDIT_USAGE);
+  }
   const filter = { ...(typeof world === 'string' ? { worldId: world } : {}), ...(typeof chat === 'string' ? { chatId: chat } : {}) };
   const read = await usingStore(output, 'audit', () => createAuditLog(deps.store).list(filter));
   if (read === undefined) return 1;
-  const entries = read.value;
+  // The store lists by world and chat; the rest is a filter over those (the audit keeps 90 days).
+  const entries = read.value.filter(
+    (entry) =>
+      (typeof person !== 'string' || entry.requestedBy === person || entry.decidedBy === person) &&
+      (typeof skill !== 'string' || entry.skillId === skill) &&
+      (bounds.since === undefined || entry.at >= bounds.since) &&
+      (bounds.until === undefined || entry.at <= bounds.until),
+  );
   if (json === true) {
     output.out(JSON.stringify({ entries }));
   } else if (entries.length === 0) {

@@ -2,7 +2,7 @@
 import type { Logger } from '../log.ts';
 import type { IncomingMessage, PlatformPort, TurnPlatform, TurnSink } from '../platform.ts';
 import type { Store } from '../store/types.ts';
-import { DurableQueue, type DurableQueueOptions } from './durableQueue.ts';
+import { DurableQueue, type DurableQueueOptions, type QueueStopOptions } from './durableQueue.ts';
 import { parseChatId } from './ids.ts';
 import type { InboxItem } from './inbox.ts';
 import { claimReply, type ReplyClaimDeps } from './replyClaim.ts';
@@ -112,9 +112,20 @@ export class Dispatcher<Outcome = unknown> {
     return this.queue.backlog();
   }
 
-  async stop(deadlineMs: number): Promise<void> {
-    await this.queue.stop(deadlineMs);
+  /** Stops taking turns (see DurableQueue.stop). */
+  async stop(deadlineMs: number, options: QueueStopOptions = {}): Promise<void> {
+    await this.queue.stop(deadlineMs, options);
     this.waited.abandon(new Error('skillbot stopped before this message was answered'));
+  }
+
+  /** Turns still running when stop() let their chats go (their messages stay queued). */
+  get leftAtStop(): number {
+    return this.queue.leftAtStop;
+  }
+
+  /** Chats whose turn is running on this instance now. */
+  get runningChats(): string[] {
+    return this.queue.runningChats;
   }
 
   /** The port that answers the chat on this instance, if any. */
@@ -145,7 +156,8 @@ export class Dispatcher<Outcome = unknown> {
     let claim: Promise<(() => Promise<void>) | undefined> | undefined;
     const claimed = (): Promise<(() => Promise<void>) | undefined> => {
       if (queue.handedOverChats) {
-        logger.info({ chatId: item.message.chatId, turnId: item.id }, 'handed over at shutdown; another instance answers');
+        // Said once for all such turns at shutdown (src/app.ts), where it is known whether others run.
+        logger.debug({ chatId: item.message.chatId, turnId: item.id }, 'not posting: this instance stopped; the message stays queued');
         return Promise.resolve(undefined);
       }
       claim ??= claimReply(replies, item.id).then((posted) => {

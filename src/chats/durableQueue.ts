@@ -24,6 +24,15 @@ export interface DurableQueueOptions {
 /** A message nobody answered for a week (no instance ran its platform) is dropped by the next that can, not kept. */
 const GIVE_UP_MS = 7 * 24 * 60 * 60 * 1000;
 
+export interface QueueStopOptions {
+  /** True once waiting longer for the running turns is pointless (each waits on a person). */
+  settled?: () => boolean;
+  /** Ends the turns still running once their chats are let go. */
+  leave?: () => void | Promise<void>;
+  /** How long those turns get to end (default 3 s). */
+  leaveMs?: number;
+}
+
 /**
  * One turn at a time per chat, across every instance sharing the store, and no message lost: a message is
  * accepted into the chat's inbox, then whoever holds the chat's lease answers the inbox in order. A dead
@@ -98,23 +107,46 @@ export class DurableQueue {
   }
 
   /**
-   * Stop taking turns: no new chat is started here; running turns get until the deadline to finish, then their
-   * leases are let go so another instance takes over at its next sweep (their messages stay in the inbox).
+   * Stop taking turns: no new chat is started here; running turns get until the deadline to finish (or until
+   * `options.settled` says every one left waits on something that cannot come now, such as a person's answer),
+   * then their leases are let go so another instance, or this one after its restart, takes them over (their
+   * messages stay in the inbox). `options.leave` then ends those turns (their answers are not posted), and they
+   * get `options.leaveMs` to wind down, so none writes to a store that is about to close.
    */
-  async stop(deadlineMs: number): Promise<void> {
+  async stop(deadlineMs: number, options: QueueStopOptions = {}): Promise<void> {
     this.stopping = true;
     clearInterval(this.sweeper);
+    await this.waitForTurns(deadlineMs, options.settled);
+    // Turns still running past the deadline: let their chats go now rather than when the leases expire.
+    this.leftAtStop = this.leases.size;
+    this.handedOver = this.leftAtStop > 0;
+    await Promise.allSettled([...this.leases].map((lease) => lease.release()));
+    if (this.handedOver && options.leave) {
+      await options.leave();
+      await this.waitForTurns(options.leaveMs ?? 3_000);
+    }
+  }
+
+  /** Turns still running when stop() let their chats go (their messages stay queued). */
+  leftAtStop = 0;
+
+  /** Chats whose turn is running here now. */
+  get runningChats(): string[] {
+    return [...this.draining.keys()];
+  }
+
+  private async waitForTurns(ms: number, settled?: () => boolean): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
+    let poll: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled(this.draining.values()),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadlineMs);
+        timer = setTimeout(resolve, ms);
+        if (settled) poll = setInterval(() => settled() && resolve(), 50);
       }),
     ]);
     clearTimeout(timer);
-    // Turns still running past the deadline: let their chats go now rather than when the leases expire.
-    this.handedOver = this.leases.size > 0;
-    await Promise.allSettled([...this.leases].map((lease) => lease.release()));
+    clearInterval(poll);
   }
 
   private kick(chatId: string): void {

@@ -162,6 +162,14 @@ export class TurnStops {
     return { kind: 'stopping', turn };
   }
 
+  /**
+   * Ends every turn running here (a shutdown): `by` is a system name, so nothing is said in the chat; the
+   * turns' messages stay queued and are answered again by whoever takes their chats.
+   */
+  abortAll(by: string): void {
+    for (const turnId of [...this.#runs.keys()]) this.#abort(turnId, by);
+  }
+
   async #checkStored(turnId: string): Promise<void> {
     if (!this.#runs.has(turnId)) return;
     try {

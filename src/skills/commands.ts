@@ -158,6 +158,8 @@ async function validate(ctx: SkillsCommandContext, dirs: string[], strict: boole
   for (const dir of result.unreadable) ctx.output.err(`skillbot skills validate: cannot read ${dir} (is the path right?)`);
   if (given && result.unreadable.length > 0) return 2;
   for (const dir of result.empty) ctx.output.err(`skillbot skills validate: no SKILL.md found in ${dir}`);
+  // A broken marketplace.json or plugin.json hides skills the author meant to ship: a failure, said where.
+  for (const problem of result.rootProblems) ctx.output.err(`skillbot skills validate: ${problem}`);
   const skills: SkillReport[] = result.skills;
   // What the skills' code uses that this host lacks: warnings only, so exit codes never depend on the host.
   const host = new HostView();
@@ -178,7 +180,7 @@ async function validate(ctx: SkillsCommandContext, dirs: string[], strict: boole
     const profile = strict ? 'spec profile (--strict)' : 'runtime profile';
     ctx.output.out(`${skills.length} skill(s): ${skills.length - invalid} valid, ${invalid} invalid (${profile})`);
   }
-  return invalid > 0 || skills.length === 0 ? 1 : 0;
+  return invalid > 0 || skills.length === 0 || result.rootProblems.length > 0 ? 1 : 0;
 }
 
 /** Run `skillbot skills <args>`; returns the exit code. Never throws for a user's mistake. */

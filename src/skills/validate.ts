@@ -10,11 +10,14 @@ export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'me
 const EXTENSION_KEYS = new Set(['triggers', 'preflight', 'hooks', 'run-on-load']);
 /**
  * Claude Code's skill keys, accepted in `runtime`. Honoured: `disable-model-invocation`, `user-invocable`
- * (booleans, checked as errors) and `argument-hint`; `allowed-tools` is reported, never a pre-approval; the
- * rest (`model`, `context`, `agent`, `when_to_use`) are accepted and ignored. HONOURED_CLAUDE_CODE_KEYS says so.
+ * (booleans, checked as errors), `argument-hint` and `when_to_use` (appended to the description, as Claude Code
+ * lists it); `allowed-tools` is reported, never a pre-approval; the rest (`model`, `effort`, `context`,
+ * `agent`, `shell`, `paths`) are accepted and ignored. CLAUDE_CODE_KEY_NOTES says so.
  */
 const CLAUDE_CODE_BOOLEANS = new Set(['disable-model-invocation', 'user-invocable']);
-const CLAUDE_CODE_STRINGS = new Set(['argument-hint', 'model', 'context', 'agent', 'when_to_use']);
+const CLAUDE_CODE_STRINGS = new Set(['argument-hint', 'model', 'context', 'agent', 'when_to_use', 'effort', 'shell']);
+/** `paths`: globs of files a skill is about, a string or a list of strings in Claude Code. */
+const CLAUDE_CODE_STRING_OR_LIST = new Set(['paths']);
 
 /** How skillbot treats each Claude Code key (`skills validate` prints it for the keys a skill uses). */
 export const CLAUDE_CODE_KEY_NOTES: Readonly<Record<string, string>> = {
@@ -22,10 +25,13 @@ export const CLAUDE_CODE_KEY_NOTES: Readonly<Record<string, string>> = {
   'user-invocable': 'honoured: false hides it from /skill, /skills and autocomplete; the model may still load it',
   'argument-hint': 'honoured: shown where the skill is offered',
   'allowed-tools': 'advisory only: reported by skills show, never a pre-approval',
+  when_to_use: 'honoured: appended to the description (catalog, find_skills), as Claude Code lists it',
   model: 'ignored: the bot uses SKILLBOT_MODEL',
+  effort: 'ignored: the bot calls every skill with the same settings',
   context: 'ignored',
   agent: 'ignored',
-  when_to_use: 'ignored',
+  shell: 'ignored: skill processes run in the bot\'s sandbox (bash), and `!` commands in a body never run',
+  paths: 'ignored: no files are open in a chat for it to match',
 };
 
 const NAME_MAX = 64;
@@ -57,6 +63,46 @@ export interface ValidatedFrontmatter {
   preflight: PreflightStep[];
   hooks: HookMap;
   runOnLoad: string[];
+}
+
+/**
+ * Claude Code derives an absent `name` from the folder and an absent `description` from the body's first
+ * paragraph. `runtime` does the same (with a warning); `spec` (--strict) still requires both.
+ */
+function derivedName(value: unknown, folderName: string, problems: ProblemList): unknown {
+  if (value !== undefined || problems.profile !== 'runtime') return value;
+  problems.warn('NAME_DERIVED', 'name', `is absent: the folder's name ${show(folderName)} is used, as Claude Code does`);
+  return folderName;
+}
+
+/** The first paragraph of a markdown body that is prose (not a heading, list, quote, fence, table or HTML). */
+export function firstParagraph(body: string): string | undefined {
+  let inFence = false;
+  for (const block of body.replace(/\r\n?/g, '\n').split(/\n\s*\n/)) {
+    const lines = block.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const prose: string[] = [];
+    for (const line of lines) {
+      if (/^(```|~~~)/.test(line)) {
+        inFence = !inFence;
+        continue;
+      }
+      if (inFence || /^(#|[-*+] |\d+[.)] |>|\||<|!\[|---)/.test(line)) {
+        if (prose.length > 0) break;
+        continue;
+      }
+      prose.push(line);
+    }
+    if (prose.length > 0) return prose.join(' ');
+  }
+  return undefined;
+}
+
+function derivedDescription(value: unknown, body: string, problems: ProblemList): unknown {
+  if (value !== undefined || problems.profile !== 'runtime') return value;
+  const paragraph = firstParagraph(body);
+  if (paragraph === undefined) return value;
+  problems.warn('DESCRIPTION_DERIVED', 'description', "is absent: the body's first paragraph is used, as Claude Code does");
+  return paragraph;
 }
 
 function checkName(value: unknown, folderName: string, problems: ProblemList): void {
@@ -147,14 +193,19 @@ function allowedToolsOf(value: unknown): string[] {
 export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatter {
   const { data, profile } = input;
   const problems = new ProblemList(input.file, profile);
-  checkName(data['name'], input.folderName, problems);
-  const description = checkDescription(data['description'], problems);
+  const name = derivedName(data['name'], input.folderName, problems);
+  checkName(name, input.folderName, problems);
+  let description = checkDescription(derivedDescription(data['description'], input.body, problems), problems);
   checkOptionalSpecFields(data, problems);
+  const whenToUse = data['when_to_use'];
+  if (profile === 'runtime' && typeof whenToUse === 'string' && whenToUse.trim() !== '' && description !== '') {
+    description = `${description.trimEnd()} ${whenToUse.trim()}`;
+  }
 
   const result: ValidatedFrontmatter = {
     errors: problems.errors,
     warnings: problems.warnings,
-    name: typeof data['name'] === 'string' ? data['name'] : undefined,
+    name: typeof name === 'string' ? name : undefined,
     description,
     disableModelInvocation: false,
     userInvocable: true,
@@ -176,6 +227,9 @@ export function validateFrontmatter(input: ValidationInput): ValidatedFrontmatte
     } else if (CLAUDE_CODE_STRINGS.has(key)) {
       if (typeof value !== 'string') problems.warn('FIELD_TYPE', key, `must be a string, got ${show(value)}`);
       else if (key === 'argument-hint' && value.trim() !== '') result.argumentHint = value.replace(/\s+/g, ' ').trim();
+    } else if (CLAUDE_CODE_STRING_OR_LIST.has(key)) {
+      const ok = typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+      if (!ok) problems.warn('FIELD_TYPE', key, `must be a string or a list of strings, got ${show(value)}`);
     } else if (!EXTENSION_KEYS.has(key)) {
       problems.warn('UNKNOWN_KEY', key, 'is not a known field; ignored');
     }

@@ -23,6 +23,8 @@ export interface FolderValidation {
   unreadable: string[];
   /** Given folders that hold no skill at all. */
   empty: string[];
+  /** A marketplace.json or plugin.json that is broken, or names paths that cannot be used (each says where). */
+  rootProblems: string[];
 }
 
 function claudeCodeKeysOf(frontmatter: Readonly<Record<string, unknown>>): string[] {
@@ -40,12 +42,13 @@ export async function validateFolders(dirs: readonly string[], profile: Profile)
 }
 
 async function validateWith(scanner: FolderScanner, dirs: readonly string[], profile: Profile): Promise<FolderValidation> {
-  const result: FolderValidation = { skills: [], unreadable: [], empty: [] };
+  const result: FolderValidation = { skills: [], unreadable: [], empty: [], rootProblems: [] };
   const firstFolderById = new Map<string, string>();
   let index = 0;
   for (const dir of dirs) {
     // A DIR may be a Claude Code project, a plugin or a marketplace checkout: each stands for its skill roots.
-    const { roots } = await expandSkillRoots([dir]);
+    const { roots, problems } = await expandSkillRoots([dir]);
+    result.rootProblems.push(...problems);
     const scanned: ScannedFolder[] = [];
     let unreadable = false;
     for (const { path } of roots) {

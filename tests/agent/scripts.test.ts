@@ -129,7 +129,7 @@ describe('skill scripts under approval, end to end', () => {
     expect(text).toContain('"kind":"approval"');
     expect(text).toContain('"kind":"run"');
     expect(text).toContain('scripts/count.sh');
-    expect(await harness.app.metrics.value(harness.app.metrics.scriptRuns, { status: 'ok' })).toBe(1);
-    expect(await harness.app.metrics.value(harness.app.metrics.approvals, { outcome: 'yes_once' })).toBe(1);
+    expect(await harness.app.metrics.value(harness.app.metrics.scriptRuns, { skill: 'repo-stats', status: 'ok' })).toBe(1);
+    expect(await harness.app.metrics.value(harness.app.metrics.approvals, { skill: 'repo-stats', outcome: 'yes_once' })).toBe(1);
   });
 });

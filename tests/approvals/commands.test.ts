@@ -79,6 +79,29 @@ describe('skillbot audit and skillbot grants', () => {
     expect((JSON.parse(chat.stdout.join('')) as { entries: AuditEntry[] }).entries.map((e) => e.decidedBy)).toEqual(['U-bob']);
   });
 
+  it('audit filters by person (asking or deciding), skill and time, and refuses a time it cannot read', async () => {
+    const audit = createAuditLog(store);
+    const now = Date.now();
+    await audit.record(entry({ at: now - 3 * 86_400_000, skillId: 'old-skill' }));
+    await audit.record(entry({ at: now - 3_600_000, decidedBy: 'U-bob', outcome: 'no' }));
+    await audit.record(entry({ at: now - 60_000, skillId: 'csv-summary', requestedBy: 'U-carol', decidedBy: 'U-carol' }));
+    const read = async (args: string[]) => {
+      const out = captured();
+      expect(await runAuditCommand([...args, '--json'], { store, output: out })).toBe(0);
+      return (JSON.parse(out.stdout.join('')) as { entries: AuditEntry[] }).entries;
+    };
+    expect((await read(['--person', 'U-bob'])).map((e) => e.outcome)).toEqual(['no']);
+    expect((await read(['--person', 'U-alice'])).map((e) => e.skillId)).toEqual(['old-skill', 'pdf-tools']);
+    expect((await read(['--skill', 'csv-summary'])).map((e) => e.requestedBy)).toEqual(['U-carol']);
+    expect((await read(['--since', '2h'])).map((e) => e.skillId)).toEqual(['pdf-tools', 'csv-summary']);
+    expect((await read(['--until', new Date(now - 86_400_000).toISOString()])).map((e) => e.skillId)).toEqual(['old-skill']);
+    expect(await read(['--since', '30m', '--person', 'U-bob'])).toEqual([]);
+
+    const bad = captured();
+    expect(await runAuditCommand(['--since', 'yesterday'], { store, output: bad })).toBe(2);
+    expect(bad.stderr[0]).toMatch(/^skillbot audit: --since "yesterday" is neither a date nor an age/);
+  });
+
   it("audit shows a hook's output under its run (its journal), every invisible character named", async () => {
     const audit = createAuditLog(store);
     const hook = { kind: 'hook' as const, path: 'hooks/journal.sh', args: ['post_execute'] };
@@ -110,7 +133,7 @@ describe('skillbot audit and skillbot grants', () => {
     const bad = captured();
     expect(await runAuditCommand(['--wrold', 'x'], { store, output: bad })).toBe(2);
     expect(bad.stderr).toHaveLength(1);
-    expect(bad.stderr[0]).toMatch(/^skillbot audit: .*--wrold.*Usage: skillbot audit \[--world W\] \[--chat C\] \[--json\]$/);
+    expect(bad.stderr[0]).toMatch(/^skillbot audit: .*--wrold.*Usage: skillbot audit \[--world W\] \[--chat C\] \[--person P\] \[--skill S\] \[--since T\] \[--until T\] \[--json\]/);
     expect(bad.stderr[0]).not.toContain('\n');
     expect(bad.stdout).toEqual([]);
   });

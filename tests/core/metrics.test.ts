@@ -7,14 +7,14 @@ describe('Prometheus metrics', () => {
     metrics.turns.inc({ status: 'answered' });
     metrics.turns.inc({ status: 'answered' });
     metrics.turns.inc({ status: 'failed' });
-    metrics.scriptRuns.inc({ status: 'te"st' });
+    metrics.scriptRuns.inc({ skill: 'x', status: 'te"st' });
     metrics.turnSeconds.observe({ status: 'answered' }, 0.2);
     metrics.turnSeconds.observe({ status: 'answered' }, 3);
     const text = await metrics.render();
     expect(text).toContain('# TYPE skillbot_turns_total counter');
     expect(text).toContain('skillbot_turns_total{status="answered"} 2');
     expect(text).toContain('skillbot_turns_total{status="failed"} 1');
-    expect(text).toContain('skillbot_script_runs_total{status="te\\"st"} 1');
+    expect(text).toContain('skillbot_script_runs_total{skill="x",status="te\\"st"} 1');
     expect(text).toContain('skillbot_turn_duration_seconds_bucket{le="0.25",status="answered"} 1');
     expect(text).toContain('skillbot_turn_duration_seconds_bucket{le="5",status="answered"} 2');
     expect(text).toContain('skillbot_turn_duration_seconds_bucket{le="+Inf",status="answered"} 2');

@@ -25,7 +25,8 @@ const CASES: Array<[string, Record<string, unknown>, Expected, Expected]> = [
     {},
     {},
   ],
-  ['a missing name', { description: 'x' }, { errors: ['NAME_MISSING'] }, { errors: ['NAME_MISSING'] }],
+  // Claude Code takes the folder's name and the body's first paragraph; so does runtime, with a warning.
+  ['a missing name', { description: 'x' }, { warnings: ['NAME_DERIVED'] }, { errors: ['NAME_MISSING'] }],
   ['a name that is not a string', { ...base, name: 12 }, { errors: ['NAME_TYPE'] }, { errors: ['NAME_TYPE'] }],
   ['an empty name', { ...base, name: '' }, { errors: ['NAME_LENGTH'] }, { errors: ['NAME_LENGTH'] }],
   ['a 65-character name', { ...base, name: 'a'.repeat(65) }, { errors: ['NAME_LENGTH'] }, { errors: ['NAME_LENGTH'] }],
@@ -35,7 +36,7 @@ const CASES: Array<[string, Record<string, unknown>, Expected, Expected]> = [
   ['a trailing hyphen', { ...base, name: 'my-skill-' }, { errors: ['NAME_HYPHENS'] }, { errors: ['NAME_HYPHENS'] }],
   ['a double hyphen', { ...base, name: 'my--skill' }, { errors: ['NAME_HYPHENS'] }, { errors: ['NAME_HYPHENS'] }],
   ['a name differing from its folder', { ...base, name: 'other-skill' }, { warnings: ['NAME_FOLDER_MISMATCH'] }, { errors: ['NAME_FOLDER_MISMATCH'] }],
-  ['a missing description', { name: 'my-skill' }, { errors: ['DESCRIPTION_MISSING'] }, { errors: ['DESCRIPTION_MISSING'] }],
+  ['a missing description', { name: 'my-skill' }, { warnings: ['DESCRIPTION_DERIVED'] }, { errors: ['DESCRIPTION_MISSING'] }],
   ['a description that is a list', { ...base, description: ['a'] }, { errors: ['DESCRIPTION_TYPE'] }, { errors: ['DESCRIPTION_TYPE'] }],
   ['a blank description', { ...base, description: '  \n ' }, { errors: ['DESCRIPTION_BLANK'] }, { errors: ['DESCRIPTION_BLANK'] }],
   ['a 1,025-character description', { ...base, description: 'd'.repeat(1025) }, { warnings: ['DESCRIPTION_LENGTH'] }, { errors: ['DESCRIPTION_LENGTH'] }],
@@ -55,6 +56,13 @@ const CASES: Array<[string, Record<string, unknown>, Expected, Expected]> = [
     {},
     { errors: ['UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY'] },
   ],
+  [
+    "Claude Code's newer keys",
+    { ...base, when_to_use: 'When the user asks.', effort: 'high', paths: ['src/**/*.ts'], shell: 'bash' },
+    {},
+    { errors: ['UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY'] },
+  ],
+  ['paths that is a number', { ...base, paths: 3 }, { warnings: ['FIELD_TYPE'] }, { errors: ['UNKNOWN_KEY'] }],
   ['disable-model-invocation that is not a boolean', { ...base, 'disable-model-invocation': 'yes' }, { errors: ['FIELD_TYPE'] }, { errors: ['UNKNOWN_KEY'] }],
   ['argument-hint that is not a string', { ...base, 'argument-hint': 5 }, { warnings: ['FIELD_TYPE'] }, { errors: ['UNKNOWN_KEY'] }],
   ['our extensions', { ...base, triggers: ['deploy'], preflight: [{ tool: 'current_time' }], hooks: { pre_execute: 'hooks/pre.sh' } }, {}, { errors: ['UNKNOWN_KEY', 'UNKNOWN_KEY', 'UNKNOWN_KEY'] }],
@@ -65,6 +73,25 @@ describe.each(['runtime', 'spec'] as const)('the %s profile', (profile) => {
     const expected = profile === 'runtime' ? runtime : spec;
     const result = check(data, profile);
     expect({ errors: result.errors, warnings: result.warnings }).toEqual({ errors: expected.errors ?? [], warnings: expected.warnings ?? [] });
+  });
+});
+
+describe('as Claude Code derives and lists them', () => {
+  it('appends when_to_use to the description', () => {
+    expect(check({ ...base, when_to_use: 'Use when a release is cut.' }, 'runtime').description).toBe('Does the thing when asked. Use when a release is cut.');
+  });
+
+  it("takes an absent description from the body's first prose paragraph, and an absent name from the folder", () => {
+    const body = '# Release notes\n\nGroup commits into Features\nand Fixes.\n\n- a list item\n';
+    const result = check({}, 'runtime', body, 'release-notes');
+    expect(result.name).toBe('release-notes');
+    expect(result.description).toBe('Group commits into Features and Fixes.');
+    expect(result.errors).toEqual([]);
+  });
+
+  it('still fails when the folder name is not a valid name or the body has no paragraph', () => {
+    expect(check({ description: 'x' }, 'runtime', 'Body.', 'My Skill').errors).toEqual(['NAME_CHARS']);
+    expect(check({ name: 'my-skill' }, 'runtime', '# Only a heading\n').errors).toEqual(['DESCRIPTION_MISSING']);
   });
 });
 

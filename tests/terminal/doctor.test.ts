@@ -1,10 +1,12 @@
 // `skillbot doctor` as a process, against the loopback Slack and Discord fakes and the real bwrap.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATS_SKILL, writeSkills } from '../agent/harness.ts';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { startFakeBedrock } from '../fakes/cloudModels.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
 
@@ -13,7 +15,9 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 let dir: string;
 let slack: FakeSlack;
 let discord: FakeDiscord;
+let anthropic: FakeAnthropic;
 let base: Record<string, string>;
+const GOOD_KEY = 'sk-ant-doctor-good';
 
 function doctor(env: Record<string, string>, asPid1 = false): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -37,9 +41,11 @@ beforeAll(async () => {
   await writeSkills(join(dir, 'skills'), [STATS_SKILL]);
   slack = await startFakeSlack();
   discord = await startFakeDiscord();
-  base = { SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://' };
+  anthropic = await startFakeAnthropic({ apiKeys: [GOOD_KEY] });
+  base = { SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://', ANTHROPIC_API_KEY: GOOD_KEY, ANTHROPIC_BASE_URL: anthropic.url };
 });
 afterAll(async () => {
+  await anthropic.close();
   await slack.close();
   await discord.close();
   await rm(dir, { recursive: true, force: true });
@@ -61,7 +67,64 @@ describe('skillbot doctor', () => {
     expect(line(stdout, 'slack')).toMatch(/^ok {4}slack: SLACK_BOT_TOKEN accepted/);
     expect(line(stdout, 'discord')).toMatch(/^ok {4}discord: DISCORD_TOKEN accepted/);
     expect(line(stdout, 'skills')).toMatch(/^ok {4}skills: 1 valid/);
+    expect(line(stdout, 'model')).toMatch(/^ok {4}model: claude-\S+ answers through the Anthropic API/);
     expect(code).toBe(0);
+  });
+
+  it('checks the model key with one real call: none set, a refused one and a working one exit 1, 1 and 0', async () => {
+    const none = await doctor({ ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' });
+    expect(line(none.stdout, 'model')).toMatch(/^FAIL {2}model: ANTHROPIC_API_KEY is not set/);
+    expect(none.code).toBe(1);
+
+    const calls = anthropic.requests.length;
+    const refused = await doctor({ ANTHROPIC_API_KEY: 'sk-ant-revoked' });
+    expect(line(refused.stdout, 'model')).toMatch(/^FAIL {2}model: the Anthropic API at http:\/\/127\.0\.0\.1:\d+ refused ANTHROPIC_API_KEY \(401: invalid x-api-key\)/);
+    expect(refused.code).toBe(1);
+    expect(anthropic.requests.slice(calls).map((request) => request.apiKey)).toEqual(['sk-ant-revoked']);
+
+    const working = await doctor({});
+    expect(line(working.stdout, 'model')).toMatch(/^ok {4}model: /);
+    expect(working.code).toBe(0);
+    // One cheap call: a one-token answer.
+    expect(anthropic.requests.at(-1)?.body).toMatchObject({ max_tokens: 1 });
+  });
+
+  it('checks Bedrock credentials the same way, through the Bedrock client', async () => {
+    const bedrock = await startFakeBedrock({ anthropicUrl: anthropic.url, anthropicKey: GOOD_KEY, region: 'us-east-1' });
+    try {
+      const env = { ANTHROPIC_PROVIDER: 'bedrock', AWS_REGION: 'us-east-1', ANTHROPIC_BEDROCK_BASE_URL: bedrock.url, SKILLBOT_MODEL: 'anthropic.claude-sonnet-4-5-20250929-v1:0' };
+      const signed = await doctor({ ...env, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+      expect(line(signed.stdout, 'model'), signed.stdout).toMatch(/^ok {4}model: anthropic\.claude-sonnet-4-5-20250929-v1:0 answers through Amazon Bedrock \(us-east-1\)/);
+      expect(bedrock.requests.at(-1)?.path).toMatch(/^\/model\/.+\/invoke$/);
+      expect(signed.code).toBe(0);
+      const unsigned = await doctor({ ...env, AWS_BEARER_TOKEN_BEDROCK: '', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none'), AWS_CONFIG_FILE: join(dir, 'none'), AWS_EC2_METADATA_DISABLED: 'true' });
+      expect(line(unsigned.stdout, 'model')).toMatch(/^FAIL {2}model: Amazon Bedrock \(us-east-1\): no usable credentials .*; set the AWS credentials/);
+      expect(unsigned.code).toBe(1);
+    } finally {
+      await bedrock.close();
+    }
+  });
+
+  it('names a model API that cannot be reached', async () => {
+    const { code, stdout } = await doctor({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(line(stdout, 'model')).toMatch(/^FAIL {2}model: the Anthropic API at http:\/\/127\.0\.0\.1:9 cannot be reached/);
+    expect(code).toBe(1);
+  });
+
+  it('fails on a Slack token without its partner, naming both', async () => {
+    const { code, stdout } = await doctor({ SLACK_BOT_TOKEN: slack.info.botToken, SLACK_API_URL: slack.apiUrl });
+    expect(stdout).toMatch(/FAIL {2}slack: SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET .* nor SLACK_APP_TOKEN/);
+    expect(code).toBe(1);
+  });
+
+  it('reports a broken plugin marketplace.json under skills', async () => {
+    const market = join(dir, 'market');
+    await writeSkills(join(market, 'plugins', 'tools', 'skills'), [STATS_SKILL]);
+    await mkdir(join(market, '.claude-plugin'), { recursive: true });
+    await writeFile(join(market, '.claude-plugin', 'marketplace.json'), '{"name": "m", "plugins": [');
+    const { code, stdout } = await doctor({ SKILLS_DIRS: market });
+    expect(line(stdout, 'skills')).toMatch(/^FAIL {2}skills: .*marketplace\.json: /);
+    expect(code).toBe(1);
   });
 
   it('fails, exit 1, naming each wrong token', async () => {
@@ -113,7 +176,7 @@ describe('skillbot doctor', () => {
   it('fails on an invalid skill', async () => {
     const bad = join(dir, 'bad-skills');
     await writeSkills(bad, [{ ...STATS_SKILL, name: 'broken' }]);
-    await writeFile(join(bad, 'broken', 'SKILL.md'), '---\nname: broken\n---\nno description\n');
+    await writeFile(join(bad, 'broken', 'SKILL.md'), '---\nname: broken\ndescription: 12\n---\nA description that is a number.\n');
     const { code, stdout } = await doctor({ SKILLS_DIRS: bad });
     expect(code).toBe(1);
     expect(line(stdout, 'skills')).toMatch(/^FAIL {2}skills: 1 of 1 invalid; broken: /);

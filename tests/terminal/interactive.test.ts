@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTerminalChat } from '../../adapters/terminal/chat.ts';
-import { lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { lastToolResult, lastUserText, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type Harness, STATS_SKILL, startHarness } from '../agent/harness.ts';
 
 let harness: Harness | undefined;
@@ -29,17 +29,25 @@ describe('the interactive terminal chat', () => {
     harness.fake.setBrain((req) => {
       const result = lastToolResult(req);
       if (result) return textReply(result.content.includes('lines: 42') ? 'The repo has 42 lines.' : 'It did not run.');
+      const asked = lastUserText(req) ?? '';
+      if (asked.includes('tests')) return textReply(`I was asked: ${asked}`);
       return toolUseReply('load_skill', { skill_id: 'repo-stats' });
     });
-    const { input, waitFor, done } = openTty(harness, 'tty');
+    const { input, screen, waitFor, done } = openTty(harness, 'tty');
     input.write('how big is the repo?\n');
-    await waitFor('1) yes_once   2) yes_in_session   3) no');
-    input.write('maybe\n');
-    await waitFor('Type 1, 2 or 3');
+    await waitFor('1) Yes, once   2) Yes, for this session   3) No   [default: No]');
+    expect(screen()).toContain('"Yes, for this session" covers runs of repo-stats');
+    expect(screen()).not.toMatch(/yes_once|thread/);
+    input.write('4\n');
+    await waitFor('Type 1 (Yes, once), 2 (Yes, for this session), 3 (No).');
+    // Words typed while the question is open are a message for after the turn, not a wrong answer.
+    input.write('and what about the tests?\n');
+    await waitFor('(Queued: answered after this turn.');
     input.write('1\n');
     await waitFor('The repo has 42 lines.');
+    await waitFor('I was asked: and what about the tests?');
     input.write('/usage\n');
-    await waitFor('1 turns:');
+    await waitFor('2 turns:');
     input.write('/quit\n');
     expect(await done).toBe(0);
   });
@@ -54,7 +62,7 @@ describe('the interactive terminal chat', () => {
     });
     const { input, screen, waitFor, done } = openTty(harness, 'tty2');
     input.write('count\n');
-    await waitFor('3) no');
+    await waitFor('3) No');
     expect(screen()).toContain('"--table=customers_archive_95_partition" "--dry<U+200B>-run" "--drop-table" "customers"');
     input.write('3\n');
     await waitFor('Done');

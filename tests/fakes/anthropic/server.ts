@@ -22,6 +22,8 @@ export interface FakeAnthropicOptions {
   minCacheTokens?: number;
   /** Told of each streamed event just before it is written (benches time deltas from here). */
   onEvent?: (event: SseEvent, at: number) => void;
+  /** The keys it accepts; any other gets the API's 401 `invalid x-api-key`. Default: any key. */
+  apiKeys?: readonly string[];
 }
 
 const CUT_TEXT = 'This reply is cut short by the fake before it can finish.';
@@ -136,6 +138,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const { pathname } = new URL(record.path, 'http://fake');
     if (record.method !== 'POST' || pathname !== '/v1/messages') return refuse(404, 'not_found_error', `Not found: ${record.method} ${pathname}`);
     if (!apiKey) return refuse(401, 'authentication_error', 'x-api-key or authorization header is required');
+    if (options.apiKeys !== undefined && !options.apiKeys.includes(apiKey)) return refuse(401, 'authentication_error', 'invalid x-api-key');
     const version = headers['anthropic-version'];
     if (!version) return refuse(400, 'invalid_request_error', 'anthropic-version: header is required');
     let json: unknown;
