@@ -171,8 +171,6 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
       store,
       instanceId: approvals.instanceId,
       isAlive: (id) => isInstanceAlive(store, id),
-      // A claimant's liveness lapses within this; beyond it, it is gone.
-      waitMs: approvals.instanceTtlMs,
     },
     logger,
     onAccepted: (platform, outcome, seconds) => {

@@ -37,16 +37,19 @@ export class LiveMessage {
 
   /**
    * Posts the placeholder, or takes over the one an earlier run of the same turn posted. A failure is logged:
-   * the answer is then posted as a new message.
+   * the answer is then posted as a new message. Without `text` an earlier message is taken over as it reads.
    */
-  open(text: string, memory?: PlaceholderMemory): void {
+  open(text: string | undefined, memory?: PlaceholderMemory): void {
     this.#opened = (async () => {
       const earlier = await memory?.get();
       if (earlier !== undefined) {
         this.#ts = earlier;
-        this.show(text);
+        // A text shown while this looked it up is newer than `text`.
+        if (this.#pending === undefined && text !== undefined && !this.#finished) this.#pending = text;
+        this.#schedule();
         return;
       }
+      if (text === undefined) return;
       this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text, ...this.#blocks(text) });
       await memory?.set(this.#ts);
       this.#schedule();

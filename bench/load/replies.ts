@@ -1,6 +1,6 @@
 // The end state of every thread in the fake Slack, read as a person would: which messages got a final reply
 // (and how many), what was posted twice, and bot messages left showing something other than an answer.
-import { CUT_OFF_TEXT, PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
+import { PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
 import type { FakeSlack } from '../../tests/fakes/slack.ts';
 import { parseFinalReply } from './markers.ts';
 
@@ -32,7 +32,7 @@ export function readThreads(slack: FakeSlack): ThreadState {
     const final = parseFinalReply(message.text);
     if (final) {
       finals.set(final.marker, (finals.get(final.marker) ?? 0) + 1);
-    } else if (message.text !== CUT_OFF_TEXT && (message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text))) {
+    } else if ((message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text))) {
       leftOver += 1;
       if (leftOverExamples.length < 5) leftOverExamples.push(`${message.channel}/${message.threadTs}: ${message.text.slice(0, 60)}`);
     } else {
