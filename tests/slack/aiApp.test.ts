@@ -140,10 +140,10 @@ describe('Slack as an AI app', () => {
     await slack.waitFor(() => slack.thread(CHANNEL, ts).length === 1 && slack.thread(CHANNEL, ts)[0]?.text === 'A shorter plan: restart the worker.', {
       what: 'the retried answer in the cut one\'s place',
     });
-    // One message was started for the answer, none posted beside it, and only the progress message went.
+    // One message was started for the answer, none posted beside it, and it was never deleted.
     expect(callsOf('chat.startStream').filter((call) => call.params.thread_ts === ts)).toHaveLength(1);
     expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts && !String(call.params.blocks ?? '').includes('turn_stop'))).toHaveLength(0);
-    expect(callsOf('chat.delete').length).toBe(deletes + 1);
+    expect(callsOf('chat.delete').slice(deletes).filter((call) => call.params.ts !== undefined && call.params.ts === slack.thread(CHANNEL, ts)[0]?.ts)).toHaveLength(0);
   });
 
   it('refuses "@skillbot /skill" for a skill people may not run, in the thread', async () => {
