@@ -125,6 +125,8 @@ function blocksProblem(blocks: unknown[]): string | undefined {
 
 export class FakeWorkspace {
   readonly messages: PostedMessage[] = [];
+  /** Messages chat.delete removed, as they last read (with their edits): what people saw, then did not. */
+  readonly deleted: PostedMessage[] = [];
   readonly ephemerals: EphemeralMessage[] = [];
   /** Channels the bot may not post in, with the error Slack gives (`not_in_channel`, `channel_not_found`). */
   readonly refusedChannels = new Map<string, string>();
@@ -377,7 +379,7 @@ export class FakeWorkspace {
     const channel = str(params, 'channel');
     const index = this.messages.findIndex((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
     if (index < 0) return fail('message_not_found');
-    this.messages.splice(index, 1);
+    this.deleted.push(...this.messages.splice(index, 1));
     return { ok: true, channel, ts: str(params, 'ts') };
   }
 
