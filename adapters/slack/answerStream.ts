@@ -87,6 +87,8 @@ export class AnswerStream {
     private readonly onStart?: (ts: string) => void,
     /** The message an earlier run of the same turn streamed this round into: taken over instead of a new one. */
     private readonly adopt?: Promise<string | undefined>,
+    /** Called (and awaited) just before the stream starts: a re-run after a crash mid-start then knows to look for it. */
+    private readonly onStarting?: () => Promise<void>,
   ) {}
 
   /** True when nothing could be shown (streaming refused before a message existed): show the text another way. */
@@ -164,6 +166,7 @@ export class AnswerStream {
         this.#pending = '';
         try {
           if (this.#ts === undefined) {
+            await this.onStarting?.();
             this.#ts = await this.api.startStream({
               channel: this.target.channel,
               threadTs: this.target.threadTs,

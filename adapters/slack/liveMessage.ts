@@ -56,6 +56,12 @@ export class LiveMessage {
     })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
   }
 
+  /** The message, once posted (or taken over); undefined when there is none. */
+  async ts(): Promise<string | undefined> {
+    await this.#opened;
+    return this.#ts;
+  }
+
   /** Shows `text` on the next allowed update (a newer text replaces one not yet shown). */
   show(text: string): void {
     if (this.#finished) return;

@@ -18,6 +18,10 @@ import { progressBlocks } from './turnControls.ts';
 export const PLACEHOLDER_TEXT = '_Working on it…_';
 const WRITING_TEXT = '_Writing the answer…_';
 const BUSY_TEXT = '_Claude is busy; trying again…_';
+/** What a round's stream memory holds while its stream is being started (its ts not known yet). */
+const STARTING = 'starting';
+/** The newest `latest` a thread read can name: everything so far. */
+const LATEST = '9999999999.999999';
 
 /** Who and where the turn answers. */
 export interface ThreadTarget {
@@ -86,9 +90,12 @@ export class SlackTurnSink implements TurnSink {
     if (streaming?.allowed(this.target.teamId) && !this.#stream?.unusable) {
       if (!this.#stream) {
         const memory = this.#streamMemory?.(this.#round);
-        const adopt = memory?.get().catch(() => undefined);
+        const adopt = this.#earlierStream(this.#round).catch(() => undefined);
         const remember = (ts: string) => void memory?.set(ts).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the streamed answer failed'));
-        this.#stream = new AnswerStream(this.api, this.target, streaming, this.logger, remember, adopt);
+        const starting = async () => {
+          await memory?.set(STARTING).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the stream start failed'));
+        };
+        this.#stream = new AnswerStream(this.api, this.target, streaming, this.logger, remember, adopt, starting);
         this.#live.show(WRITING_TEXT);
       }
       this.#stream.append(delta);
@@ -153,6 +160,21 @@ export class SlackTurnSink implements TurnSink {
         break;
       }
     }
+  }
+
+  /**
+   * The message an earlier run of this turn streamed round `round` into, if any. When that run died between
+   * starting the stream and remembering its ts, the message is the bot's first one without controls after the
+   * previous round's message (the placeholder for round 0) in the thread.
+   */
+  async #earlierStream(round: number): Promise<string | undefined> {
+    const held = await this.#streamMemory?.(round).get();
+    if (held !== STARTING) return held;
+    const after = round === 0 ? await this.#live.ts() : await this.#streamMemory?.(round - 1).get();
+    if (after === undefined || after === STARTING) return undefined;
+    const { channel, threadTs } = this.target;
+    const found = await this.api.threadMessages(channel, threadTs, LATEST, after, 1).catch(() => []);
+    return found.find((message) => message.ts !== undefined && message.ts !== threadTs && message.bot_id !== undefined && !message.blocks?.length)?.ts;
   }
 
   /** A tool call follows text the model wrote: that text stays as a message of its own, as written. */

@@ -241,7 +241,7 @@ export class FakeWorkspace {
   #channelMessages(channel: string): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
     const own = this.messages
       .filter((message) => message.channel === channel)
-      .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }));
+      .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}), ...(message.blocks ? { blocks: message.blocks } : {}) }));
     const people = this.seeded
       .filter((message) => message.channel === channel)
       .map((message) => ({
