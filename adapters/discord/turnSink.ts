@@ -40,7 +40,7 @@ export interface DiscordTurnSink extends TurnSink {
 /** The answer so far, as the status message shows it: its tail, marked unfinished. */
 function previewOf(draft: string): string {
   const tail = draft.length > PREVIEW_CHARS ? `…${draft.slice(-PREVIEW_CHARS)}` : draft;
-  return `${tail} ▌`;
+  return `${tail} …`;
 }
 
 /**
