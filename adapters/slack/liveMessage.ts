@@ -11,6 +11,8 @@ export const MIN_UPDATE_INTERVAL_MS = 1000;
 export interface PlaceholderMemory {
   get(): Promise<string | undefined>;
   set(ts: string): Promise<void>;
+  /** Told just before the message is posted, so a re-run after a crash mid-post knows to look for it. */
+  starting?(): Promise<void>;
 }
 
 export class LiveMessage {
@@ -50,6 +52,7 @@ export class LiveMessage {
         return;
       }
       if (text === undefined) return;
+      await memory?.starting?.();
       this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text, ...this.#blocks(text) });
       await memory?.set(this.#ts);
       this.#schedule();

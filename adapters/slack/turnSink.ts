@@ -73,7 +73,15 @@ export class SlackTurnSink implements TurnSink {
    * mid-answer) writes each round into the same message again, so the thread holds every text once.
    */
   open(memory?: PlaceholderMemory, streamMemory?: StreamMemory): void {
-    this.#live.open(PLACEHOLDER_TEXT, memory);
+    const placeholder: PlaceholderMemory | undefined = memory && {
+      get: async () => {
+        const held = await memory.get();
+        return held === STARTING ? this.#findPlaceholder() : held;
+      },
+      set: (ts) => memory.set(ts),
+      starting: () => memory.set(STARTING),
+    };
+    this.#live.open(PLACEHOLDER_TEXT, placeholder);
     this.#setStatus('is working…');
     this.#streamMemory = streamMemory;
   }
@@ -175,6 +183,16 @@ export class SlackTurnSink implements TurnSink {
     const { channel, threadTs } = this.target;
     const found = await this.api.threadMessages(channel, threadTs, LATEST, after, 1).catch(() => []);
     return found.find((message) => message.ts !== undefined && message.ts !== threadTs && message.bot_id !== undefined && !message.blocks?.length)?.ts;
+  }
+
+  /**
+   * The placeholder an earlier run of this turn was posting when it died (before it could remember its ts): the
+   * bot's message in the thread whose Stop button names this turn, if Slack got it.
+   */
+  async #findPlaceholder(): Promise<string | undefined> {
+    const { channel, threadTs, turnId } = this.target;
+    const messages = await this.api.threadMessages(channel, threadTs, LATEST).catch(() => []);
+    return messages.find((message) => message.bot_id !== undefined && message.ts !== undefined && JSON.stringify(message.blocks ?? []).includes(`"value":"${turnId}"`))?.ts;
   }
 
   /** A tool call follows text the model wrote: that text stays as a message of its own, as written. */

@@ -146,6 +146,18 @@ describe('Slack as an AI app', () => {
     expect(callsOf('chat.delete').slice(deletes).filter((call) => call.params.ts !== undefined && call.params.ts === slack.thread(CHANNEL, ts)[0]?.ts)).toHaveLength(0);
   });
 
+  it('waits out a rate-limited stream call and goes on in the same message', async () => {
+    anthropic.setBrain(() => textReply(ANSWER));
+    slack.failNext('chat.appendStream', { kind: 'ratelimited', retryAfterS: 1 });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> slowly please` });
+    const escaped = ANSWER.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).length === 1 && slack.thread(CHANNEL, ts)[0]?.text === escaped, { what: 'the whole answer, alone' });
+    expect(callsOf('chat.appendStream').some((call) => call.status === 429)).toBe(true);
+    expect(callsOf('chat.startStream').filter((call) => call.params.thread_ts === ts)).toHaveLength(1);
+    expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts && !String(call.params.blocks ?? '').includes('turn_stop'))).toHaveLength(0);
+  });
+
   it('refuses "@skillbot /skill" for a skill people may not run, in the thread', async () => {
     const ts = bot.sender.nextTs();
     const requests = anthropic.requests.length;

@@ -5,6 +5,7 @@ import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackPort } from '../../adapters/slack/turns.ts';
 import { SlackApi, webClientOptions } from '../../adapters/slack/slackApi.ts';
+import { progressBlocks } from '../../adapters/slack/turnControls.ts';
 import { Dispatcher, type TurnRunner } from '../../src/chats/dispatcher.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
@@ -89,6 +90,30 @@ describe('a turn re-run after a crash', () => {
     expect(slack.calls.filter((call) => call.method === 'chat.startStream' && call.params.thread_ts === threadTs)).toHaveLength(1);
     // Only the placeholder went.
     expect(slack.calls.filter((call) => call.method === 'chat.delete').length).toBe(deletes + 1);
+  });
+
+  it('finds the placeholder a dead first run posted but never got to remember, and answers in it', async () => {
+    const threadTs = '1700000000.000260';
+    // The first run says it is posting its placeholder, posts it, and dies before keeping its ts.
+    await store.set('chats', 'slack-placeholder:turn-5', 'starting');
+    const orphan = await api.post({ channel: CHANNEL, threadTs, text: PLACEHOLDER, blocks: progressBlocks(PLACEHOLDER, 'turn-5') });
+    const rerun = slackPort(api, store, silentLogger()).sinkFor(messageIn(threadTs), 'turn-5');
+    await rerun.reply('the answer');
+    expect(slack.thread(CHANNEL, threadTs).map((posted) => [posted.ts, posted.text])).toEqual([[orphan, 'the answer']]);
+  });
+
+  it('finds the stream a dead first run started but never got to remember, and writes into it', async () => {
+    const threadTs = '1700000000.000250';
+    const port = slackPort(api, store, silentLogger());
+    // The first run posts its placeholder, says it is starting a stream, starts it, and dies before keeping its ts.
+    port.sinkFor(messageIn(threadTs), 'turn-4');
+    await until(async () => (await store.get('chats', 'slack-placeholder:turn-4')) !== undefined, 'the placeholder to be remembered');
+    await store.set('chats', 'slack-stream:turn-4:0', 'starting');
+    const orphan = await api.startStream({ channel: CHANNEL, threadTs, markdown: 'the ha', recipientTeamId: slack.info.teamId, recipientUserId: 'U1' });
+    const rerun = port.sinkFor(messageIn(threadTs), 'turn-4');
+    rerun.partial?.('the whole answer');
+    await rerun.reply('the whole answer');
+    expect(slack.thread(CHANNEL, threadTs).map((posted) => [posted.ts, posted.text])).toEqual([[orphan, 'the whole answer']]);
   });
 
   it('shows nothing when the first run had answered before its instance died: the answer is not put back to "Working on it…"', async () => {
