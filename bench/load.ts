@@ -213,7 +213,6 @@ async function main(): Promise<void> {
       ['Slack API calls / answered 429', `${slackCalls} / ${slack429} (${((slack429 / Math.max(1, slackCalls)) * 100).toFixed(1)}%)`],
       ['A killed (SIGKILL)', `${at(timeline.killedAt)}, after ${timeline.answeredAtKill ?? '-'} answered, ${timeline.openQuestionsAtKill ?? '-'} questions open (${timeline.openOfAAtKill ?? '-'} asked by A)`],
       ['A restarted / healthy again', `${at(timeline.restartedAt)} / ${at(timeline.healthyAgainAt)}${timeline.restartError ? ` (${timeline.restartError})` : ''}`],
-      ['bot messages left showing a placeholder or preview', String(threadState.leftOver)],
       ['script runs (audit) / messages whose script ran twice', `${leftovers.scriptRuns} / ${leftovers.turnsRunTwice}`],
     ],
   });

@@ -236,8 +236,6 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
       store,
       instanceId: approvals.instanceId,
       isAlive: (id) => isInstanceAlive(store, id),
-      // A claimant's liveness lapses within this; beyond it, it is gone.
-      waitMs: approvals.instanceTtlMs,
     },
     logger,
     onAccepted: (platform, outcome, seconds) => {

@@ -18,9 +18,15 @@ export interface Outlet {
   close?(): void;
 }
 
-/** Ordinary channel messages: a status message edited in place, removed once the answer is posted below it. */
+/**
+ * Ordinary channel messages: one status message for the turn, edited in place (progress, then the answer as it is
+ * written), which becomes the answer's first part. When something else was posted below it meanwhile (an approval
+ * question, a file), the next status comes as a new message below (the old one goes), so the turn's message is
+ * always the last: the answer never lands above a question, and never shows twice.
+ */
 export class ChannelOutlet implements Outlet {
   #statusId: string | undefined;
+  #watch: ActivityWatch | undefined;
 
   constructor(
     private readonly api: DiscordApi,
@@ -28,41 +34,69 @@ export class ChannelOutlet implements Outlet {
     private readonly log: Logger,
     /** Told of every message posted, so a waiting command reply knows it is no longer the chat's last message. */
     private readonly posted: () => void = () => undefined,
+    /** Watches what else is posted into the chat from now on. */
+    private readonly watchChat?: () => ActivityWatch,
   ) {}
 
   async status(text: string, components?: unknown[]): Promise<void> {
     const body = { content: text, ...(components ? { components } : {}) };
-    if (this.#statusId !== undefined) {
+    const earlier = this.#statusId;
+    if (earlier !== undefined && this.#watch?.changed !== true) {
       try {
-        await this.api.edit(this.channelId, this.#statusId, body);
+        await this.api.edit(this.channelId, earlier, body);
         return;
       } catch (error) {
         // Deleted by someone: post a new one.
         this.log.debug({ err: error }, 'editing the status message failed');
       }
     }
-    this.#statusId = await this.api.post(this.channelId, body);
-    this.posted();
+    this.#statusId = await this.#postWatched(body);
+    if (earlier !== undefined) await this.api.remove(this.channelId, earlier).catch((error: unknown) => this.log.debug({ err: error }, 'removing the old status message failed'));
   }
 
   async answer(chunks: string[]): Promise<void> {
     const statusId = this.#statusId;
     this.#statusId = undefined;
-    // New messages rather than an edit: an edit notifies nobody, and the answer belongs below any approval question.
-    if (statusId !== undefined) await this.api.remove(this.channelId, statusId).catch((error: unknown) => this.log.debug({ err: error }, 'removing the status message failed'));
-    for (const chunk of chunks) await this.post(chunk);
+    const inPlace = statusId !== undefined && this.#watch?.changed !== true;
+    this.#watch?.stop();
+    let rest = chunks;
+    if (inPlace && chunks[0] !== undefined) {
+      try {
+        // Its Stop button goes with the edit.
+        await this.api.edit(this.channelId, statusId, { content: chunks[0], components: [] });
+        rest = chunks.slice(1);
+      } catch (error) {
+        this.log.debug({ err: error }, 'writing the answer into the status message failed; posting it');
+      }
+    }
+    if (rest === chunks && statusId !== undefined) await this.api.remove(this.channelId, statusId).catch((error: unknown) => this.log.debug({ err: error }, 'removing the status message failed'));
+    for (const chunk of rest) await this.post(chunk);
   }
 
   /** A status line left behind would say "working" forever: the turn's re-run shows its own. */
   async interrupted(): Promise<void> {
     const statusId = this.#statusId;
     this.#statusId = undefined;
+    this.#watch?.stop();
     if (statusId !== undefined) await this.api.remove(this.channelId, statusId);
   }
 
   async post(content: string, components?: unknown[]): Promise<string> {
     const id = await this.api.post(this.channelId, { content, ...(components?.length ? { components } : {}) });
     this.posted();
+    return id;
+  }
+
+  close(): void {
+    this.#watch?.stop();
+  }
+
+  /** Posts the status message; what is posted after it from now on is watched. */
+  async #postWatched(body: { content: string; components?: unknown[] }): Promise<string> {
+    const id = await this.api.post(this.channelId, body);
+    this.posted();
+    this.#watch?.stop();
+    this.#watch = this.watchChat?.();
     return id;
   }
 }

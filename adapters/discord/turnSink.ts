@@ -1,4 +1,5 @@
-// A turn's TurnSink in a Discord thread: typing, a status line with a Stop button, the answer split to fit.
+// A turn's TurnSink in a Discord thread: typing, a status message with a Stop button from the start that shows
+// progress and then the answer as it is written, the answer split to fit.
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Logger } from '../../src/log.ts';
 import type { TurnSink } from '../../src/platform.ts';
@@ -25,23 +26,51 @@ const TYPING_EVERY_MS = 8000;
  * type forever: the indicator stops after this long in any case.
  */
 const TYPING_AT_MOST_MS = 15 * 60_000;
+/** Edits of the answer being written, at most this often: well within Discord's 5 edits per 5 s in a channel. */
+export const PREVIEW_EVERY_MS = 1200;
+/** A long answer shows its latest words while it is written (the whole answer is split at the end). */
+const PREVIEW_CHARS = 1900;
+export const WORKING_TEXT = '⏳ Working on it…';
 
 export interface DiscordTurnSink extends TurnSink {
   /** Stops the typing indicator and ignores later progress (the turn ended, or the bot is stopping). */
   close(): void;
 }
 
+/** The answer so far, as the status message shows it: its tail, marked unfinished. */
+function previewOf(draft: string): string {
+  const tail = draft.length > PREVIEW_CHARS ? `…${draft.slice(-PREVIEW_CHARS)}` : draft;
+  return `${tail} …`;
+}
+
 /**
- * One turn's sink: the typing indicator while the turn runs, progress in one status line (updates queued so they
- * land in order), the answer split at 2,000 characters. Streamed deltas are not shown: Discord rate-limits edits.
+ * One turn's sink: the typing indicator while the turn runs and, from the start, one status message with the Stop
+ * button: progress, then the answer as it is written (edits spaced to Discord's rate limits, the latest text
+ * winning), then the answer itself, split at 2,000 characters.
  */
 export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, turnId?: string): DiscordTurnSink {
   let closed = false;
   let updates: Promise<void> = Promise.resolve();
+  let pending: string | undefined;
+  let pumping = false;
+  let draft = '';
+  let previewTimer: NodeJS.Timeout | undefined;
+  let lastPreviewAt = 0;
   const controls = turnId === undefined ? undefined : stopControls(turnId);
+  // One status call at a time; texts that came meanwhile collapse into the latest.
   const update = (text: string) => {
     if (closed) return;
-    updates = updates.then(() => outlet.status(text, controls)).catch((error: unknown) => log.warn({ err: error }, 'updating the status failed'));
+    pending = text;
+    if (pumping) return;
+    pumping = true;
+    updates = (async () => {
+      while (pending !== undefined && !closed) {
+        const next = pending;
+        pending = undefined;
+        await outlet.status(next, controls).catch((error: unknown) => log.warn({ err: error }, 'updating the status failed'));
+      }
+      pumping = false;
+    })();
   };
   const type = () => void api.typing(outlet.channelId).catch((error: unknown) => log.debug({ err: error }, 'typing indicator failed'));
   type();
@@ -49,16 +78,37 @@ export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, tur
   timer.unref();
   const cap = setTimeout(() => clearInterval(timer), TYPING_AT_MOST_MS);
   cap.unref();
+  const endPreview = () => {
+    clearTimeout(previewTimer);
+    previewTimer = undefined;
+    draft = '';
+  };
   const close = () => {
     closed = true;
     clearInterval(timer);
     clearTimeout(cap);
+    endPreview();
   };
+  const showPreview = () => {
+    previewTimer = undefined;
+    if (closed || draft.trim() === '') return;
+    lastPreviewAt = Date.now();
+    update(previewOf(draft));
+  };
+  // The turn shows itself at once, with its Stop button.
+  update(WORKING_TEXT);
   return {
     progress(text) {
+      endPreview();
       update(`⏳ ${text}`);
     },
+    partial(delta) {
+      if (closed) return;
+      draft += delta;
+      previewTimer ??= setTimeout(showPreview, Math.max(0, lastPreviewAt + PREVIEW_EVERY_MS - Date.now()));
+    },
     retrying() {
+      endPreview();
       update('⏳ The model call failed; trying again…');
     },
     async reply(markdown) {

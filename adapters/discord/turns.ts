@@ -47,7 +47,7 @@ export class DiscordTurns implements PlatformPort {
 
   /** Ordinary messages in a chat's channel; each post tells a command reply waiting in that chat. */
   channelOutlet(chatId: string, channelId: string): ChannelOutlet {
-    return new ChannelOutlet(this.api, channelId, this.log, () => this.activity.posted(chatId));
+    return new ChannelOutlet(this.api, channelId, this.log, () => this.activity.posted(chatId), () => this.activity.watch(chatId));
   }
 
   sinkFor(message: IncomingMessage, turnId?: string): TurnSink {
@@ -70,6 +70,7 @@ export class DiscordTurns implements PlatformPort {
     };
     return {
       progress: (text) => sink.progress(text),
+      partial: (delta) => sink.partial?.(delta),
       retrying: (reason) => sink.retrying?.(reason),
       reply: answer,
       upload: async (file) => {

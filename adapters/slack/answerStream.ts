@@ -4,7 +4,15 @@
 // The SDK's `chatStream` helper buffers 256 characters before its first call and must not be called again
 // while a call is in flight; here each delta goes out at once, and deltas arriving during a call are joined
 // into the next one: never more than one call in flight, never a delta held back for a timer.
+//
+// The streamed message stays the one message that holds the round's text, whatever happens on the way: a retried
+// model call that writes the same words again continues it (nothing is appended until the new text goes past
+// what it holds); one that writes different words, a stream call that fails, or a re-run taking over the stream
+// an earlier run left (`adopt`) turn it into a message edited in place. It is never deleted and never posted again.
 import type { Logger } from '../../src/log.ts';
+import { LiveMessage } from './liveMessage.ts';
+import { markdownToMrkdwn } from './mrkdwn.ts';
+import { SLACK_TEXT_LIMIT } from './messageLimits.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 /**
@@ -13,6 +21,15 @@ import { slackErrorCode, type SlackApi } from './slackApi.ts';
  */
 function neutralise(markdown: string): string {
   return markdown.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** How much of a text being written an edited message previews (its tail). */
+const PREVIEW_CHARS = 1500;
+
+/** A text still being written, as an edited message shows it: its tail, marked unfinished. */
+export function previewText(markdown: string): string {
+  const tail = markdown.length > PREVIEW_CHARS ? `…${markdown.slice(-PREVIEW_CHARS)}` : markdown;
+  return `${markdownToMrkdwn(tail)} …`.slice(0, SLACK_TEXT_LIMIT);
 }
 
 /**
@@ -44,15 +61,22 @@ export interface StreamTarget {
   userId: string;
 }
 
+/** How a finished stream left the text it was given: held as is, to be written over (`replaceWith`), or nowhere. */
+export type StreamEnd = 'held' | 'replace' | 'none';
+
 export class AnswerStream {
   #ts: string | undefined;
-  /** Text Slack has (or is being sent). */
-  #sent = '';
+  /** The text this round should show (reset by a retried model call). */
+  #text = '';
+  /** Text sent to Slack, or queued to be. */
+  #shipped = '';
   #pending = '';
   #pump: Promise<void> = Promise.resolve();
   #busy = false;
   #failed: string | undefined;
-  #stopped = false;
+  #closed = false;
+  /** Set once the message is shown through edits instead of the stream. */
+  #edits: LiveMessage | undefined;
 
   constructor(
     private readonly api: SlackApi,
@@ -61,38 +85,88 @@ export class AnswerStream {
     private readonly logger: Logger,
     /** Called once the streamed message exists (the sink remembers it for a re-run of the turn). */
     private readonly onStart?: (ts: string) => void,
+    /** The message an earlier run of the same turn streamed this round into: taken over instead of a new one. */
+    private readonly adopt?: Promise<string | undefined>,
+    /** Called (and awaited) just before the stream starts: a re-run after a crash mid-start then knows to look for it. */
+    private readonly onStarting?: () => Promise<void>,
   ) {}
 
-  /** Why the stream stopped working (its text is then incomplete), or undefined. */
-  get failed(): string | undefined {
-    return this.#failed;
+  /** True when nothing could be shown (streaming refused before a message existed): show the text another way. */
+  get unusable(): boolean {
+    return this.#failed !== undefined && this.#ts === undefined && this.#edits === undefined;
   }
 
-  /** The streamed message, once started. */
-  get ts(): string | undefined {
-    return this.#ts;
-  }
-
-  /** Everything appended so far. */
+  /** The round's text so far. */
   get text(): string {
-    return this.#sent + this.#pending;
+    return this.#text;
   }
 
   append(delta: string): void {
-    if (this.#stopped || this.#failed !== undefined || delta === '') return;
-    this.#pending += delta;
+    if (this.#closed || delta === '') return;
+    this.#text += delta;
+    this.#sync();
+  }
+
+  /** The model call is being retried: the text so far is void, and the retried text continues or replaces it. */
+  retry(): void {
+    this.#text = '';
+  }
+
+  #sync(): void {
+    if (this.#edits) {
+      this.#edits.show(previewText(this.#text));
+      return;
+    }
+    if (this.#failed !== undefined) {
+      if (this.#ts !== undefined) this.#toEdits(this.#pump);
+      return;
+    }
+    // A retried call writing what the message already holds: nothing to add yet.
+    if (this.#shipped.startsWith(this.#text)) return;
+    if (!this.#text.startsWith(this.#shipped)) {
+      // It says something else: the message is rewritten through edits, never posted again.
+      this.#toEdits(this.#pump);
+      return;
+    }
+    this.#pending += this.#text.slice(this.#shipped.length);
+    this.#shipped = this.#text;
     if (!this.#busy) this.#pump = this.#send();
+  }
+
+  /**
+   * From now on the message is edited in place (its stream ended first, once `after` settles), previewing the
+   * text unless the final text follows at once.
+   */
+  #toEdits(after: Promise<void>, preview = true): void {
+    if (this.#edits) return;
+    const edits = new LiveMessage(this.api, this.target.channel, this.target.threadTs, this.logger);
+    this.#edits = edits;
+    const ended = after.then(async () => {
+      const ts = this.#ts;
+      if (ts !== undefined) await this.api.stopStream({ channel: this.target.channel, ts }).catch(() => undefined);
+      return ts;
+    });
+    edits.open(preview ? previewText(this.#text) : undefined, { get: () => ended, set: async () => undefined });
   }
 
   async #send(): Promise<void> {
     this.#busy = true;
     try {
-      while (this.#pending !== '' && this.#failed === undefined) {
+      if (this.#ts === undefined && this.adopt) {
+        const earlier = await this.adopt.catch(() => undefined);
+        if (earlier !== undefined) {
+          this.#ts = earlier;
+          this.#pending = '';
+          this.#toEdits(Promise.resolve());
+          return;
+        }
+      }
+      while (this.#pending !== '' && this.#failed === undefined && this.#edits === undefined) {
         const markdown = this.#pending;
         this.#pending = '';
-        this.#sent += markdown;
         try {
           if (this.#ts === undefined) {
+            await this.onStarting?.();
             this.#ts = await this.api.startStream({
               channel: this.target.channel,
               threadTs: this.target.threadTs,
@@ -105,37 +179,48 @@ export class AnswerStream {
             await this.api.appendStream({ channel: this.target.channel, ts: this.#ts, markdown: neutralise(markdown) });
           }
         } catch (error) {
+          // Rate limits were waited out already (SlackApi): this is a real failure.
           const code = slackErrorCode(error);
           this.#failed = code;
           if (this.#ts === undefined && REFUSALS.has(code)) {
             this.support.refuse(this.target.teamId, code);
             this.logger.info({ err: code, team: this.target.teamId }, 'Slack refused streaming here; answers in this workspace use edits');
-          } else this.logger.warn({ err: code }, 'streaming the answer failed');
+          } else this.logger.warn({ err: code }, 'streaming the answer failed; editing the message instead');
         }
       }
     } finally {
       this.#busy = false;
     }
+    if (this.#failed !== undefined && this.#ts !== undefined && !this.#closed) this.#toEdits(Promise.resolve());
   }
 
   /**
-   * Ends the stream. With `complete`, the answer's full text: the missing end is appended first. True when the
-   * streamed message now holds exactly that answer (false: post it another way, and remove this one).
+   * Ends the stream. `complete` is the answer's full text (default: the round's text). `held`: the message now
+   * holds exactly that (its missing end was appended); `replace`: it must be written over with `replaceWith`;
+   * `none`: there is no message (show the text another way).
    */
-  async finish(complete?: string): Promise<boolean> {
+  async finish(complete?: string): Promise<StreamEnd> {
+    this.#closed = true;
     await this.#pump;
-    if (this.#stopped) return false;
-    this.#stopped = true;
-    const streamed = this.#sent.trim();
-    const rest = complete !== undefined && complete.startsWith(streamed) ? complete.slice(streamed.length) : '';
-    const holdsAnswer = complete === undefined || streamed === complete.trim() || (streamed !== '' && complete.startsWith(streamed));
-    if (this.#ts === undefined || this.#failed !== undefined) return false;
-    try {
-      await this.api.stopStream({ channel: this.target.channel, ts: this.#ts, ...(holdsAnswer && rest ? { markdown: neutralise(rest) } : {}) });
-    } catch (error) {
-      this.logger.warn({ err: slackErrorCode(error) }, 'stopping the answer stream failed');
-      return false;
+    if (this.#edits) return 'replace';
+    if (this.#ts === undefined) return 'none';
+    const wanted = complete ?? this.#text;
+    const streamed = this.#shipped.trim();
+    if (this.#failed === undefined && wanted.startsWith(streamed)) {
+      const rest = wanted.slice(streamed.length);
+      try {
+        await this.api.stopStream({ channel: this.target.channel, ts: this.#ts, ...(rest ? { markdown: neutralise(rest) } : {}) });
+        return 'held';
+      } catch (error) {
+        this.logger.warn({ err: slackErrorCode(error) }, 'stopping the answer stream failed; editing the message instead');
+      }
     }
-    return holdsAnswer;
+    this.#toEdits(Promise.resolve(), false);
+    return 'replace';
+  }
+
+  /** Writes `text` (mrkdwn) over the message once `finish` said `replace`. False when Slack refused it. */
+  async replaceWith(text: string): Promise<boolean> {
+    return (await this.#edits?.finish(text)) ?? false;
   }
 }

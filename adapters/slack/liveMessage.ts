@@ -11,6 +11,8 @@ export const MIN_UPDATE_INTERVAL_MS = 1000;
 export interface PlaceholderMemory {
   get(): Promise<string | undefined>;
   set(ts: string): Promise<void>;
+  /** Told just before the message is posted, so a re-run after a crash mid-post knows to look for it. */
+  starting?(): Promise<void>;
 }
 
 export class LiveMessage {
@@ -37,20 +39,30 @@ export class LiveMessage {
 
   /**
    * Posts the placeholder, or takes over the one an earlier run of the same turn posted. A failure is logged:
-   * the answer is then posted as a new message.
+   * the answer is then posted as a new message. Without `text` an earlier message is taken over as it reads.
    */
-  open(text: string, memory?: PlaceholderMemory): void {
+  open(text: string | undefined, memory?: PlaceholderMemory): void {
     this.#opened = (async () => {
       const earlier = await memory?.get();
       if (earlier !== undefined) {
         this.#ts = earlier;
-        this.show(text);
+        // A text shown while this looked it up is newer than `text`.
+        if (this.#pending === undefined && text !== undefined && !this.#finished) this.#pending = text;
+        this.#schedule();
         return;
       }
+      if (text === undefined) return;
+      await memory?.starting?.();
       this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text, ...this.#blocks(text) });
       await memory?.set(this.#ts);
       this.#schedule();
     })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
+  }
+
+  /** The message, once posted (or taken over); undefined when there is none. */
+  async ts(): Promise<string | undefined> {
+    await this.#opened;
+    return this.#ts;
   }
 
   /** Shows `text` on the next allowed update (a newer text replaces one not yet shown). */

@@ -42,6 +42,7 @@ export interface SlackHistoryMessage {
   bot_profile?: { name?: string };
   text?: string;
   files?: Array<{ name?: string }>;
+  blocks?: unknown[];
 }
 
 export interface PostArgs {

@@ -1,24 +1,27 @@
 // A turn's TurnSink in a Slack thread. While it works: a progress message with a Stop button (and, in an
-// assistant thread, Slack's own status line). The answer is streamed as its own message where the workspace
-// allows it (the progress message then goes), else previewed in the progress message through throttled
-// edits and finally written over it as mrkdwn, split to fit.
+// assistant thread, Slack's own status line). Each round of text the model writes is streamed as its own message
+// where the workspace allows it (text written before a tool call stays as written; the answer's message goes on
+// through a retried model call, and a re-run of the turn takes over the messages its earlier run left), and the
+// progress message goes once the answer stands. Where streaming is refused the answer is previewed in the
+// progress message through throttled edits and finally written over it as mrkdwn, split to fit.
 import type { Logger } from '../../src/log.ts';
 import type { OutgoingFile, TurnSink } from '../../src/platform.ts';
-import { AnswerStream, type StreamingSupport } from './answerStream.ts';
+import { AnswerStream, previewText, type StreamingSupport } from './answerStream.ts';
 import { LiveMessage, type PlaceholderMemory } from './liveMessage.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
-import { SLACK_MESSAGES, SLACK_TEXT_LIMIT } from './messageLimits.ts';
+import { SLACK_MESSAGES } from './messageLimits.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';
 import { progressBlocks } from './turnControls.ts';
 
 export const PLACEHOLDER_TEXT = '_Working on it…_';
-/** How much of the streamed answer the placeholder previews. */
-const PREVIEW_CHARS = 1500;
 const WRITING_TEXT = '_Writing the answer…_';
-/** What a stream cut off by a failed model call is left reading (the retried answer follows as its own). */
-export const CUT_OFF_TEXT = '_(cut off: Claude was busy; trying again)_';
+const BUSY_TEXT = '_Claude is busy; trying again…_';
+/** What a round's stream memory holds while its stream is being started (its ts not known yet). */
+const STARTING = 'starting';
+/** The newest `latest` a thread read can name: everything so far. */
+const LATEST = '9999999999.999999';
 
 /** Who and where the turn answers. */
 export interface ThreadTarget {
@@ -37,15 +40,22 @@ export interface ThreadReplyOptions {
   status?: boolean;
 }
 
+/** Where a turn keeps the message each round of its text was streamed into (round 0 is the first text written). */
+export type StreamMemory = (round: number) => PlaceholderMemory;
+
 export class SlackTurnSink implements TurnSink {
   readonly #live: LiveMessage;
+  /** The current round's text. */
   #draft = '';
+  /** Rounds of text ended by a tool call (the round the next text belongs to). */
+  #round = 0;
+  /** Where streaming is not used: text of earlier rounds, kept to lead the answer the placeholder becomes. */
+  #said: string[] = [];
   #stream: AnswerStream | undefined;
   /** Streams of earlier rounds, ended when a tool call came after their text (they stay as messages). */
   #ending: Array<Promise<unknown>> = [];
   #status = '';
-  #streamMemory: PlaceholderMemory | undefined;
-  #earlierStream: Promise<string | undefined> | undefined;
+  #streamMemory: StreamMemory | undefined;
   #statusCall: Promise<void> = Promise.resolve();
 
   constructor(
@@ -59,35 +69,26 @@ export class SlackTurnSink implements TurnSink {
 
   /**
    * Posts the placeholder at once, so the person sees the bot took the message (or reuses an earlier run's).
-   * `streamMemory` keeps the turn's streamed answer: a re-run (its first instance died mid-answer) removes the
-   * earlier run's stream once its own answer shows, so the thread holds the answer once.
+   * `streamMemory` keeps the messages the turn's rounds were streamed into: a re-run (its first instance died
+   * mid-answer) writes each round into the same message again, so the thread holds every text once.
    */
-  open(memory?: PlaceholderMemory, streamMemory?: PlaceholderMemory): void {
-    this.#live.open(PLACEHOLDER_TEXT, memory);
+  open(memory?: PlaceholderMemory, streamMemory?: StreamMemory): void {
+    // The store going away must not keep the placeholder from showing: it is then posted and not remembered.
+    const placeholder: PlaceholderMemory | undefined = memory && {
+      get: async () => {
+        const held = await memory.get().catch(() => undefined);
+        return held === STARTING ? this.#findPlaceholder() : held;
+      },
+      set: (ts) => memory.set(ts),
+      starting: () => memory.set(STARTING).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the placeholder start failed')),
+    };
+    this.#live.open(PLACEHOLDER_TEXT, placeholder);
     this.#setStatus('is working…');
     this.#streamMemory = streamMemory;
-    this.#earlierStream = streamMemory?.get().catch(() => undefined);
-  }
-
-  /** The earlier run's streamed message goes once this run's answer is there (never before: nothing blank). */
-  #replaceEarlierStream(ownTs: string | undefined): void {
-    const earlier = this.#earlierStream;
-    this.#earlierStream = undefined;
-    void earlier
-      ?.then(async (ts) => {
-        if (ts !== undefined && ts !== ownTs) await this.api.delete({ channel: this.target.channel, ts });
-      })
-      .catch((error: unknown) => this.logger.info({ err: slackErrorCode(error) }, "removing an earlier run's streamed answer failed"));
-  }
-
-  #streamStarted(ts: string): void {
-    this.#replaceEarlierStream(ts);
-    this.#streamMemory?.set(ts).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the streamed answer failed'));
   }
 
   progress(text: string): void {
     this.#endRound();
-    this.#draft = '';
     this.#live.show(`_${safeText(text)}_`);
     this.#setStatus(text);
   }
@@ -95,31 +96,28 @@ export class SlackTurnSink implements TurnSink {
   partial(delta: string): void {
     this.#draft += delta;
     const streaming = this.options.streaming;
-    if (streaming?.allowed(this.target.teamId) && !this.#stream?.failed) {
+    if (streaming?.allowed(this.target.teamId) && !this.#stream?.unusable) {
       if (!this.#stream) {
-        this.#stream = new AnswerStream(this.api, this.target, streaming, this.logger, (ts) => this.#streamStarted(ts));
+        const memory = this.#streamMemory?.(this.#round);
+        const adopt = this.#earlierStream(this.#round).catch(() => undefined);
+        const remember = (ts: string) => void memory?.set(ts).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the streamed answer failed'));
+        const starting = async () => {
+          await memory?.set(STARTING).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the stream start failed'));
+        };
+        this.#stream = new AnswerStream(this.api, this.target, streaming, this.logger, remember, adopt, starting);
         this.#live.show(WRITING_TEXT);
       }
       this.#stream.append(delta);
-      if (!this.#stream.failed) return;
+      if (!this.#stream.unusable) return;
     }
-    const tail = this.#draft.length > PREVIEW_CHARS ? `…${this.#draft.slice(-PREVIEW_CHARS)}` : this.#draft;
-    this.#live.show(`${markdownToMrkdwn(tail)} …`.slice(0, SLACK_TEXT_LIMIT));
+    this.#live.show(previewText([...this.#said, this.#draft].join('\n\n')));
   }
 
   retrying(): void {
-    const stream = this.#stream;
-    this.#stream = undefined;
-    if (stream) {
-      // Its text is void: end it and say so where it stands.
-      this.#ending.push(
-        stream.finish().then(async () => {
-          if (stream.ts) await this.api.update({ channel: this.target.channel, ts: stream.ts, text: CUT_OFF_TEXT });
-        }).catch(() => undefined),
-      );
-    }
+    // The round's text so far is void: a stream keeps its message for the retried text, which continues it.
+    this.#stream?.retry();
     this.#draft = '';
-    this.#live.show('_Claude is busy; trying again…_');
+    this.#live.show(BUSY_TEXT);
   }
 
   /** A file a skill script made, into the thread. Throws when Slack refuses it (the model is told). */
@@ -144,16 +142,25 @@ export class SlackTurnSink implements TurnSink {
     await Promise.all(this.#ending);
     const stream = this.#stream;
     this.#stream = undefined;
-    if (stream && (await stream.finish(markdown))) {
-      await this.#live.remove('_Done._');
-      await this.#statusCall;
-      return;
+    if (stream) {
+      // The answer's own message holds it, or is written over with it: never a second copy.
+      const [first = '', ...rest] = splitMessage(markdownToMrkdwn(markdown), SLACK_MESSAGES);
+      const end = await stream.finish(markdown);
+      if (end === 'held' || (end === 'replace' && (await stream.replaceWith(first)))) {
+        if (end === 'replace') await this.#postParts(rest);
+        await this.#live.remove('_Done._');
+        await this.#statusCall;
+        return;
+      }
     }
-    if (stream?.ts) await this.api.delete({ channel: this.target.channel, ts: stream.ts }).catch(() => undefined);
-    const [first = '', ...rest] = splitMessage(markdownToMrkdwn(markdown), SLACK_MESSAGES);
+    const whole = [...this.#said, markdown].join('\n\n');
+    const [first = '', ...rest] = splitMessage(markdownToMrkdwn(whole), SLACK_MESSAGES);
     const replaced = await this.#live.finish(first);
-    this.#replaceEarlierStream(undefined);
-    const parts = replaced ? rest : [first, ...rest];
+    await this.#postParts(replaced ? rest : [first, ...rest]);
+    await this.#statusCall;
+  }
+
+  async #postParts(parts: string[]): Promise<void> {
     for (const [index, text] of parts.entries()) {
       try {
         await this.api.post({ channel: this.target.channel, threadTs: this.target.threadTs, text });
@@ -162,15 +169,49 @@ export class SlackTurnSink implements TurnSink {
         break;
       }
     }
-    await this.#statusCall;
   }
 
-  /** A tool call follows text the model wrote: that text stays as a message of its own. */
+  /**
+   * The message an earlier run of this turn streamed round `round` into, if any. When that run died between
+   * starting the stream and remembering its ts, the message is the bot's first one without controls after the
+   * previous round's message (the placeholder for round 0) in the thread.
+   */
+  async #earlierStream(round: number): Promise<string | undefined> {
+    const held = await this.#streamMemory?.(round).get();
+    if (held !== STARTING) return held;
+    const after = round === 0 ? await this.#live.ts() : await this.#streamMemory?.(round - 1).get();
+    if (after === undefined || after === STARTING) return undefined;
+    const { channel, threadTs } = this.target;
+    const found = await this.api.threadMessages(channel, threadTs, LATEST, after, 1).catch(() => []);
+    return found.find((message) => message.ts !== undefined && message.ts !== threadTs && message.bot_id !== undefined && !message.blocks?.length)?.ts;
+  }
+
+  /**
+   * The placeholder an earlier run of this turn was posting when it died (before it could remember its ts): the
+   * bot's message in the thread whose Stop button names this turn, if Slack got it.
+   */
+  async #findPlaceholder(): Promise<string | undefined> {
+    const { channel, threadTs, turnId } = this.target;
+    const messages = await this.api.threadMessages(channel, threadTs, LATEST).catch(() => []);
+    return messages.find((message) => message.bot_id !== undefined && message.ts !== undefined && JSON.stringify(message.blocks ?? []).includes(`"value":"${turnId}"`))?.ts;
+  }
+
+  /** A tool call follows text the model wrote: that text stays as a message of its own, as written. */
   #endRound(): void {
     const stream = this.#stream;
-    if (!stream) return;
     this.#stream = undefined;
-    this.#ending.push(stream.finish().catch(() => false));
+    if (this.#draft.trim() !== '') {
+      this.#round += 1;
+      if (!stream || stream.unusable) this.#said.push(this.#draft.trim());
+    }
+    this.#draft = '';
+    if (!stream) return;
+    this.#ending.push(
+      stream
+        .finish()
+        .then((end) => (end === 'replace' ? stream.replaceWith(markdownToMrkdwn(stream.text)) : undefined))
+        .catch(() => undefined),
+    );
   }
 
   /** Slack's status line under the thread ("skillbot is working…"), set in order, '' clears it. */

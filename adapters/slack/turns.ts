@@ -128,7 +128,7 @@ export function slackPort(
         get: () => store.get<string>('chats', key),
         set: (ts: string) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS),
       });
-      sink.open(remembered(`slack-placeholder:${turnId}`), remembered(`slack-stream:${turnId}`));
+      sink.open(remembered(`slack-placeholder:${turnId}`), (round) => remembered(`slack-stream:${turnId}:${round}`));
       return sink;
     },
   };

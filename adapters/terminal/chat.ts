@@ -143,7 +143,10 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
   }
 }
 
-/** Interactive: stream the answer as it comes; print the final text only when it was not streamed. */
+/**
+ * Interactive: stream each text as it comes (what the model says before a tool call, then the progress line, then
+ * the answer), printing the answer once: the final text only when it was not streamed whole.
+ */
 function streamingSink(write: (text: string) => void): TurnSink {
   let streamed = '';
   return {
@@ -163,7 +166,9 @@ function streamingSink(write: (text: string) => void): TurnSink {
       write(`  … the model call failed (${reason}); retrying\n`);
     },
     async reply(markdown) {
-      if (streamed.trim() && markdown.trim() === streamed.trim()) write('\n');
+      // The answer was printed as it came: only what the turn added under it (a notice) is printed now.
+      const shown = streamed.trim();
+      if (shown && markdown.startsWith(shown)) write(`${markdown.slice(shown.length)}\n`);
       else write(`${streamed ? '\n' : ''}bot> ${markdown}\n`);
       streamed = '';
     },

@@ -1,8 +1,10 @@
-// The fake model of the run: answers every message with its marker; a message that says "count" first loads
-// the script skill (which asks for approval unless a grant covers it) and reports whether the script ran.
-import { lastToolResult, textReply, toolUseReply, type Brain, type BrainRequest } from '../../tests/fakes/anthropic.ts';
-import { finalReplyText, MARKER } from './markers.ts';
-import { SCRIPT_OUTPUT, SCRIPT_SKILL_ID } from './skillFixture.ts';
+// The fake model of the run: answers every message with its marker. A message that says "count" first loads
+// the script skill (which asks for approval unless a grant covers it) and reports whether the script ran; one
+// that asks about the style guide loads that skill first. Before a tool call it writes a sentence, as Claude does
+// ("I'll load the skill."), which must show once like any text.
+import { lastToolResult, textReply, toolUseReply, type Brain, type BrainReply, type BrainRequest } from '../../tests/fakes/anthropic.ts';
+import { finalReplyText, MARKER, preambleText } from './markers.ts';
+import { SCRIPT_OUTPUT, SCRIPT_SKILL_ID, STYLE_SKILL_ID } from './skillFixture.ts';
 
 /** The turn's own user message: the last user message whose text carries a marker (tool results carry none). */
 function currentMessage(req: BrainRequest): { marker: string; text: string; index: number } | undefined {
@@ -19,12 +21,20 @@ function currentMessage(req: BrainRequest): { marker: string; text: string; inde
   return undefined;
 }
 
+/** A sentence, then the tool call. */
+function textThenTool(text: string, skillId: string): BrainReply {
+  return { content: [{ type: 'text', text }, ...toolUseReply('load_skill', { skill_id: skillId }).content] };
+}
+
 export const loadBrain: Brain = (req) => {
   const current = currentMessage(req);
   if (!current) return textReply('reply without a marker');
-  if (!/\bcount\b/.test(current.text)) return textReply(finalReplyText(current.marker));
-  // Nothing after the user's message yet: load the skill first.
-  if (current.index === req.messages.length - 1) return toolUseReply('load_skill', { skill_id: SCRIPT_SKILL_ID });
+  const script = /\bcount\b/.test(current.text);
+  const style = /\bstyle guide\b/.test(current.text);
+  if (!script && !style) return textReply(finalReplyText(current.marker));
+  // Nothing after the user's message yet: say so, and load the skill first.
+  if (current.index === req.messages.length - 1) return textThenTool(preambleText(current.marker), script ? SCRIPT_SKILL_ID : STYLE_SKILL_ID);
+  if (style) return textReply(finalReplyText(current.marker));
   const ran = lastToolResult(req)?.content.includes(SCRIPT_OUTPUT) === true;
   return textReply(finalReplyText(current.marker, ran ? 'ran' : 'notrun'));
 };

@@ -104,6 +104,13 @@ export function computeChecks(facts: RunFacts): Check[] {
     check('messages with no final reply', none, none === 0),
     check('messages with more than one final reply', several, several === 0),
     check('duplicate posts (same text twice in a thread)', threads.duplicatePosts, threads.duplicatePosts === 0),
+    check(
+      'texts held by more than one message, deleted ones included (answers and the sentences before tool calls)',
+      threads.postedTwice === 0 ? 0 : `${threads.postedTwice} (${threads.postedTwiceExamples.join('; ')})`,
+      threads.postedTwice === 0,
+    ),
+    check('messages holding a text that were deleted', threads.deletedTexts, threads.deletedTexts === 0),
+    check('bot messages left showing a placeholder or preview', threads.leftOver === 0 ? 0 : `${threads.leftOver} (${threads.leftOverExamples.join('; ')})`, threads.leftOver === 0),
     check('approvals asked', questions.length, questions.length > 0),
     check('approvals resolved', resolved, resolved === questions.length),
     check('approvals lost (asked, never resolved)', questions.length - resolved, resolved === questions.length),

@@ -14,11 +14,33 @@ export function asksForScript(chat: number, n: number, every: number): boolean {
   return chat % every === 0 && (n === 3 || n === 7);
 }
 
+/** Message 5 of every chat asks about the style guide: the model loads a skill (no question asked) first. */
+export function asksForStyle(n: number): boolean {
+  return n === 5;
+}
+
 /** What the person writes. The first message of a chat @mentions the bot in the channel. */
 export function userText(chat: number, n: number, botUserId: string, script: boolean): string {
   const marker = markerOf(chat, n);
-  const body = script ? `${marker} please count the files` : `${marker} what is the plan for today?`;
+  const body = script ? `${marker} please count the files` : asksForStyle(n) ? `${marker} what does the style guide say?` : `${marker} what is the plan for today?`;
   return n === 0 ? `<@${botUserId}> ${body}` : body;
+}
+
+/** What the model writes before a tool call. */
+export function preambleText(marker: string): string {
+  return `${marker}: I'll load the skill first.`;
+}
+
+/**
+ * Which messages' texts a version of a bot message holds: `answer` (the final reply, or a part of it long enough
+ * to name its marker whole) and `preamble` (the sentence before a tool call). A marker cut off at the end of a
+ * partial text names nothing.
+ */
+export function textsIn(text: string): Array<{ marker: string; kind: 'answer' | 'preamble' }> {
+  const found: Array<{ marker: string; kind: 'answer' | 'preamble' }> = [];
+  for (const match of text.matchAll(/reply (m-\d+-\d+)(?=[^\d-])/g)) if (match[1]) found.push({ marker: match[1], kind: 'answer' });
+  for (const match of text.matchAll(/(m-\d+-\d+): I'll load/g)) if (match[1]) found.push({ marker: match[1], kind: 'preamble' });
+  return found;
 }
 
 export function finalReplyText(marker: string, script?: 'ran' | 'notrun'): string {

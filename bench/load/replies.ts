@@ -1,12 +1,20 @@
 // The end state of every thread in the fake Slack, read as a person would: which messages got a final reply
 // (and how many), what was posted twice, and bot messages left showing something other than an answer.
-import { CUT_OFF_TEXT, PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
+import { PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
 import type { FakeSlack } from '../../tests/fakes/slack.ts';
-import { parseFinalReply } from './markers.ts';
+import { parseFinalReply, textsIn } from './markers.ts';
 
 export interface ThreadState {
   /** Final replies per marker, in the messages' final state. */
   finals: Map<string, number>;
+  /**
+   * Texts (a message's answer, or the sentence written before its tool call) that more than one bot message ever
+   * held, deleted messages included: each should have exactly one.
+   */
+  postedTwice: number;
+  postedTwiceExamples: string[];
+  /** Bot messages deleted that had held a message's text (not a placeholder or progress line). */
+  deletedTexts: number;
   /** chat.postMessage calls repeating an earlier post's text and blocks in the same thread (placeholders aside). */
   duplicatePosts: number;
   duplicateExamples: string[];
@@ -32,7 +40,7 @@ export function readThreads(slack: FakeSlack): ThreadState {
     const final = parseFinalReply(message.text);
     if (final) {
       finals.set(final.marker, (finals.get(final.marker) ?? 0) + 1);
-    } else if (message.text !== CUT_OFF_TEXT && (message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text))) {
+    } else if ((message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text))) {
       leftOver += 1;
       if (leftOverExamples.length < 5) leftOverExamples.push(`${message.channel}/${message.threadTs}: ${message.text.slice(0, 60)}`);
     } else {
@@ -52,5 +60,26 @@ export function readThreads(slack: FakeSlack): ThreadState {
       if (duplicateExamples.length < 5) duplicateExamples.push(key.slice(0, 120));
     }
   }
-  return { finals, duplicatePosts, duplicateExamples, leftOver, leftOverExamples, otherReplies };
+  const holders = new Map<string, number>();
+  let deletedTexts = 0;
+  for (const message of [...slack.messages, ...slack.deleted]) {
+    const held = new Set<string>();
+    for (const version of [...message.edits.map((edit) => edit.text), message.text]) {
+      for (const { marker, kind } of textsIn(version)) held.add(`${kind} of ${marker}`);
+    }
+    for (const key of held) holders.set(key, (holders.get(key) ?? 0) + 1);
+    if (held.size > 0 && slack.deleted.includes(message)) deletedTexts += 1;
+  }
+  const twice = [...holders].filter(([, count]) => count > 1);
+  return {
+    finals,
+    postedTwice: twice.length,
+    postedTwiceExamples: twice.slice(0, 5).map(([key, count]) => `${key}: ${count} messages`),
+    deletedTexts,
+    duplicatePosts,
+    duplicateExamples,
+    leftOver,
+    leftOverExamples,
+    otherReplies,
+  };
 }

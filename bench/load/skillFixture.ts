@@ -6,6 +6,8 @@ import { join } from 'node:path';
 export const SCRIPT_SKILL_ID = 'file-tally';
 /** What the script prints: a reply that saw it knows the script ran. */
 export const SCRIPT_OUTPUT = 'TALLY-OK 42 files';
+/** A skill without scripts: loading it asks nothing. */
+export const STYLE_SKILL_ID = 'style-guide';
 
 const SKILLS: Array<{ id: string; skillMd: string; script?: string }> = [
   {
@@ -14,7 +16,7 @@ const SKILLS: Array<{ id: string; skillMd: string; script?: string }> = [
     script: `#!/bin/sh\necho "${SCRIPT_OUTPUT}"\n`,
   },
   {
-    id: 'style-guide',
+    id: STYLE_SKILL_ID,
     skillMd: '---\nname: style-guide\ndescription: Answer questions about the team writing style.\n---\n# Style guide\nPrefer short sentences.\n',
   },
 ];

@@ -219,6 +219,8 @@ export class Engine {
     // Files over a bound (not read, or not delivered) are named to the person, with the reason.
     const notice = [notReadNotice(loaded.notRead), ...notices.map((line) => `_${line}_`)].filter(Boolean).join('\n');
     if (notice !== '' && stoppedBy === undefined) reply = `${reply}\n\n${notice}`;
+    // No longer stoppable from here: a "stop" sent while the answer shows is told nothing is running.
+    await run.end().catch((error: unknown) => log.warn({ err: error }, 'forgetting the running turn failed'));
     if (stoppedBy !== undefined && sink.stopped) await sink.stopped(stoppedBy);
     else await sink.reply(reply);
     const durationMs = performance.now() - started;

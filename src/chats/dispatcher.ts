@@ -5,7 +5,7 @@ import type { Store } from '../store/types.ts';
 import { DurableQueue, type DurableQueueOptions, type QueueStopOptions } from './durableQueue.ts';
 import { parseChatId } from './ids.ts';
 import type { InboxItem } from './inbox.ts';
-import { claimReply, type ReplyClaimDeps } from './replyClaim.ts';
+import { claimReply, type ReplyClaim, type ReplyClaimDeps } from './replyClaim.ts';
 import { WaitedTurns } from './waitedTurns.ts';
 
 /**
@@ -41,6 +41,8 @@ export class Dispatcher<Outcome = unknown> {
   private readonly ports = new Map<string, PlatformPort>();
   private readonly queue: DurableQueue;
   private readonly waited = new WaitedTurns<Outcome>();
+  /** Claims of the turns running here, released if this instance hands their chats over at shutdown. */
+  private readonly running = new Set<Extract<ReplyClaim, { kind: 'mine' }>>();
 
   constructor(private readonly deps: DispatcherDeps<Outcome>) {
     const { replies } = deps;
@@ -115,6 +117,8 @@ export class Dispatcher<Outcome = unknown> {
   /** Stops taking turns (see DurableQueue.stop). */
   async stop(deadlineMs: number, options: QueueStopOptions = {}): Promise<void> {
     await this.queue.stop(deadlineMs, options);
+    // Turns handed over unanswered: whoever re-runs them may answer at once, without waiting for this one to die.
+    if (this.queue.handedOverChats) await Promise.allSettled([...this.running].map((claim) => claim.release()));
     this.waited.abandon(new Error('skillbot stopped before this message was answered'));
   }
 
@@ -136,49 +140,64 @@ export class Dispatcher<Outcome = unknown> {
 
   private async answer(item: InboxItem): Promise<'done' | 'retry'> {
     const port = this.portFor(item.message.chatId);
+    const log = this.deps.logger.child({ chatId: item.message.chatId, turnId: item.id });
     if (!port) {
       // The port went away after the chat was taken (a terminal session ended): whoever can answer it will.
-      this.deps.logger.warn({ chatId: item.message.chatId }, 'nothing here answers this chat now; leaving the message to another instance');
+      log.warn('nothing here answers this chat now; leaving the message to another instance');
       return 'retry';
     }
-    const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), item), item.id, port);
-    this.waited.finished(item.id, outcome);
-    return 'done';
+    // Taken before the turn shows anything: a re-run of an answered message shows nothing at all (no placeholder
+    // put back to "Working on it…"), and the answer, or the apology when our own side fails, needs no store later.
+    let claim: ReplyClaim;
+    try {
+      claim = await claimReply(this.deps.replies, item.id);
+    } catch (error) {
+      log.warn({ err: error }, 'taking the reply claim failed (the store?); the message waits for the next sweep');
+      return 'retry';
+    }
+    if (claim.kind === 'busy') {
+      log.info('a live instance is answering this message; leaving it to that one');
+      return 'retry';
+    }
+    if (claim.kind === 'answered') {
+      log.info('already answered before a restart; not running it again');
+      this.waited.failed(item.id, new Error('this message was answered before a restart'));
+      return 'done';
+    }
+    this.running.add(claim);
+    try {
+      const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), claim, log), item.id, port);
+      this.waited.finished(item.id, outcome);
+      return 'done';
+    } catch (error) {
+      // Nothing was answered (the sink could not be made): the next run may.
+      await claim.release().catch(() => undefined);
+      throw error;
+    } finally {
+      this.running.delete(claim);
+    }
   }
 
   /**
-   * A re-run of a message (its first instance died after answering) must not post the answer again. The claim is
-   * taken before the first streamed text shows, so a re-run of an answered message does not stream it again.
+   * The answer, or the "stopped" note in its place, is posted by the run holding the claim, and only while this
+   * instance still holds the chat: a turn still finishing after its chat was handed over at shutdown posts nothing
+   * (the instance that re-runs it answers). Marking it posted may fail with the store: it was posted all the same.
    */
-  private replyOnce(sink: TurnSink, item: InboxItem): TurnSink {
-    const { replies, logger } = this.deps;
+  private replyOnce(sink: TurnSink, claim: Extract<ReplyClaim, { kind: 'mine' }>, log: Logger): TurnSink {
     const queue = this.queue;
-    let claim: Promise<(() => Promise<void>) | undefined> | undefined;
-    const claimed = (): Promise<(() => Promise<void>) | undefined> => {
+    const once = async (post: () => Promise<void>) => {
       if (queue.handedOverChats) {
         // Said once for all such turns at shutdown (src/app.ts), where it is known whether others run.
-        logger.debug({ chatId: item.message.chatId, turnId: item.id }, 'not posting: this instance stopped; the message stays queued');
-        return Promise.resolve(undefined);
+        log.debug('not posting: this instance stopped; the message stays queued');
+        return;
       }
-      claim ??= claimReply(replies, item.id).then((posted) => {
-        if (!posted) logger.info({ chatId: item.message.chatId, turnId: item.id }, 'already answered before a restart; not posting again');
-        return posted;
-      });
-      return claim;
-    };
-    // The answer, or the "stopped" note in its place, is posted once whatever re-runs the turn.
-    const once = async (post: () => Promise<void>) => {
-      const posted = await claimed();
-      if (!posted) return;
       await post();
-      await posted();
+      await claim.done().catch((error: unknown) => log.warn({ err: error }, 'marking the answer posted failed; it was posted'));
     };
-    const partial = sink.partial?.bind(sink);
     return {
       progress: (text) => sink.progress(text),
-      // Deltas wait for the claim in the order they came; a failed claim surfaces at reply, which awaits it too.
-      ...(partial ? { partial: (delta: string) => void claimed().then((posted) => posted && partial(delta), () => undefined) } : {}),
-      retrying: sink.retrying?.bind(sink),
+      ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
+      ...(sink.retrying ? { retrying: sink.retrying.bind(sink) } : {}),
       ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
       reply: (markdown) => once(() => sink.reply(markdown)),
       ...(sink.stopped ? { stopped: (userId: string) => once(() => sink.stopped?.(userId) ?? Promise.resolve()) } : {}),

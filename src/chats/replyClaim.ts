@@ -8,42 +8,47 @@ export interface ReplyClaimDeps {
   instanceId: string;
   /** Whether an instance still runs (its liveness record is fresh). */
   isAlive(instanceId: string): Promise<boolean>;
-  /** How long to wait for a claimant that may be alive before giving up (its liveness TTL). */
-  waitMs: number;
-  pollMs?: number;
 }
 
 interface ClaimRecord {
-  /** `replying:<instanceId>` while posting, then `replied`. */
+  /** `replying:<instanceId>` while the turn runs, `released` when it was handed over unanswered, then `replied`. */
   status: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const RELEASED = 'released';
 
 /**
- * The right to post the answer to one queued message, in two phases so that neither a re-run posts it twice nor a
- * crash mid-post loses it: `replying:<instance>` before posting, `replied` after. A re-run that finds `replying`
- * by an instance that is gone takes the claim over and posts; one that finds `replied` stays silent.
- * Returns a function that marks the answer posted, or undefined when the answer is someone else's (or posted).
+ * What a run of a queued message may do. `mine`: it answers (then calls `done`). `answered`: an earlier run posted
+ * the answer (or its apology): run nothing, show nothing. `busy`: a live instance is answering it: leave it to that
+ * one (the queue looks again at its next sweep).
  */
-export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<(() => Promise<void>) | undefined> {
+export type ReplyClaim = { kind: 'mine'; done: () => Promise<void>; release: () => Promise<void> } | { kind: 'answered' } | { kind: 'busy' };
+
+/**
+ * The right to answer one queued message, taken before its turn shows anything, so that neither a re-run shows or
+ * posts the answer twice nor a crash mid-turn loses it: `replying:<instance>` while the turn runs, `replied` once
+ * its answer is posted. A run that finds `replying` by an instance that is gone (or `released` by one that handed
+ * the chat over at shutdown) takes the claim over; one that finds `replied`, or its own instance, stays silent.
+ */
+export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<ReplyClaim> {
   const key = `replied:${itemId}`;
   const mine = `replying:${deps.instanceId}`;
-  const done = async () => {
-    await deps.store.compareAndSet('dedupe', key, mine, { status: 'replied' }, KEEP_MS);
-  };
-  const deadline = Date.now() + deps.waitMs;
+  const taken = (): ReplyClaim => ({
+    kind: 'mine',
+    done: async () => {
+      await deps.store.compareAndSet('dedupe', key, mine, { status: 'replied' }, KEEP_MS);
+    },
+    release: async () => {
+      await deps.store.compareAndSet('dedupe', key, mine, { status: RELEASED }, KEEP_MS);
+    },
+  });
   for (;;) {
-    if (await deps.store.claim('dedupe', key, { status: mine }, KEEP_MS)) return done;
+    if (await deps.store.claim('dedupe', key, { status: mine }, KEEP_MS)) return taken();
     const held = await deps.store.get<ClaimRecord>('dedupe', key);
     if (held === undefined) continue;
-    if (held.status === 'replied' || held.status === mine) return undefined;
-    const owner = held.status.slice('replying:'.length);
-    if (!(await deps.isAlive(owner))) {
-      return (await deps.store.compareAndSet('dedupe', key, held.status, { status: mine }, KEEP_MS)) ? done : undefined;
-    }
-    // Its claimant still looks alive: it may be posting right now, or it died moments ago.
-    if (Date.now() > deadline) return undefined;
-    await sleep(deps.pollMs ?? 1000);
+    if (held.status === 'replied' || held.status === mine) return { kind: 'answered' };
+    const owner = held.status === RELEASED ? undefined : held.status.slice('replying:'.length);
+    if (owner !== undefined && (await deps.isAlive(owner))) return { kind: 'busy' };
+    return (await deps.store.compareAndSet('dedupe', key, held.status, { status: mine }, KEEP_MS)) ? taken() : { kind: 'busy' };
   }
 }

@@ -46,7 +46,7 @@ export interface TurnRun {
   readonly signal: AbortSignal;
   /** Who stopped the turn, once someone did. */
   readonly stoppedBy: string | undefined;
-  /** The turn is over: forget it here and in the store. */
+  /** The turn is over: forget it here and in the store (again: nothing). */
   end(): Promise<void>;
 }
 
@@ -124,6 +124,8 @@ export class TurnStops {
         return run.stoppedBy;
       },
       end: async () => {
+        // Once: the turn ends itself before its answer shows, and its runner's `finally` ends it again.
+        if (!this.#runs.has(turn.turnId) || this.#runs.get(turn.turnId) !== run) return;
         clearInterval(poll);
         this.#runs.delete(turn.turnId);
         const current = await this.store.get<RunningTurn>('chats', `${RUNNING_PREFIX}${turn.chatId}`);

@@ -18,6 +18,12 @@ export class WaitedTurns<Outcome> {
     this.#waiting.delete(turnId);
   }
 
+  /** The turn will not run here (an earlier run answered it): its submitter, if any, is told why. */
+  failed(turnId: string, error: Error): void {
+    this.#waiting.get(turnId)?.reject(error);
+    this.#waiting.delete(turnId);
+  }
+
   /** This instance stopped taking turns: the ones not run here never will be, so their submitters are told. */
   abandon(error: Error): void {
     for (const waiter of this.#waiting.values()) waiter.reject(error);

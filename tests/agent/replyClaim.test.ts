@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimReply } from '../../src/chats/replyClaim.ts';
+import { claimReply, type ReplyClaim } from '../../src/chats/replyClaim.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 
@@ -12,38 +12,41 @@ const deps = (s: Store, instanceId: string, alive: Set<string>) => ({
   store: s,
   instanceId,
   isAlive: async (id: string) => alive.has(id),
-  waitMs: 2_000,
-  pollMs: 10,
 });
 
-describe('the claim to post an answer', () => {
-  it('lets one instance post, and a re-run stay silent once the answer is posted', async () => {
+function mine(claim: ReplyClaim): Extract<ReplyClaim, { kind: 'mine' }> {
+  if (claim.kind !== 'mine') throw new Error(`expected the claim, got ${claim.kind}`);
+  return claim;
+}
+
+describe('the claim to answer a queued message', () => {
+  it('lets one instance answer, and a re-run stay silent once the answer is posted', async () => {
     store = await createStore('memory://');
     const alive = new Set(['a', 'b']);
-    const first = await claimReply(deps(store, 'a', alive), 'item-1');
-    expect(first).toBeDefined();
-    await first!();
-    expect(await claimReply(deps(store, 'b', alive), 'item-1')).toBeUndefined();
+    await mine(await claimReply(deps(store, 'a', alive), 'item-1')).done();
+    expect((await claimReply(deps(store, 'b', alive), 'item-1')).kind).toBe('answered');
   });
 
-  it('hands the answer to a re-run when the first instance died while posting', async () => {
+  it('hands the answer to a re-run when the first instance died mid-turn', async () => {
     store = await createStore('memory://');
     const alive = new Set(['a', 'b']);
-    expect(await claimReply(deps(store, 'a', alive), 'item-2')).toBeDefined();
+    mine(await claimReply(deps(store, 'a', alive), 'item-2'));
     alive.delete('a');
-    const rerun = await claimReply(deps(store, 'b', alive), 'item-2');
-    expect(rerun).toBeDefined();
-    await rerun!();
-    expect(await claimReply(deps(store, 'c', new Set(['c'])), 'item-2')).toBeUndefined();
+    await mine(await claimReply(deps(store, 'b', alive), 'item-2')).done();
+    expect((await claimReply(deps(store, 'c', new Set(['c'])), 'item-2')).kind).toBe('answered');
   });
 
-  it('waits for a live claimant to finish rather than posting beside it', async () => {
+  it('leaves a message a live instance is answering to that instance', async () => {
     store = await createStore('memory://');
     const alive = new Set(['a', 'b']);
-    const first = await claimReply(deps(store, 'a', alive), 'item-3');
-    const second = claimReply(deps(store, 'b', alive), 'item-3');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await first!();
-    expect(await second).toBeUndefined();
+    mine(await claimReply(deps(store, 'a', alive), 'item-3'));
+    expect((await claimReply(deps(store, 'b', alive), 'item-3')).kind).toBe('busy');
+  });
+
+  it('lets a re-run answer at once when the first instance handed the message over at shutdown', async () => {
+    store = await createStore('memory://');
+    const alive = new Set(['a', 'b']);
+    await mine(await claimReply(deps(store, 'a', alive), 'item-4')).release();
+    expect((await claimReply(deps(store, 'b', alive), 'item-4')).kind).toBe('mine');
   });
 });

@@ -55,7 +55,7 @@ function dispatcher(store: Store, run?: TurnRunner<string>): { dispatcher: Dispa
   const made = new Dispatcher<string>({
     store,
     runTurn: run ?? answer,
-    replies: { store, instanceId, isAlive: async (id) => alive.has(id), waitMs: 1000 },
+    replies: { store, instanceId, isAlive: async (id) => alive.has(id) },
     logger: silentLogger(),
     queue: FAST,
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
 import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
+import { deliveryScenarios } from './contractDelivery.ts';
 import { fileScenarios } from './contractFiles.ts';
 import { stopScenarios } from './contractStop.ts';
 import { workspaceScenarios } from './contractWorkspace.ts';
@@ -128,5 +129,6 @@ export function describePlatformContract(name: string, makeDriver: () => Platfor
     stopScenarios(ctx);
     fileScenarios(ctx);
     workspaceScenarios(ctx);
+    deliveryScenarios(ctx);
   });
 }

@@ -64,6 +64,9 @@ export function discordDriver(): PlatformDriver {
         return message.content;
       },
       answers: () => inThread().filter(isAnswer).map((message) => message.content),
+      messagesThatHeld: (text) =>
+        discord.world.messages.filter((message) => message.channelId === thread.id && message.author.id === discord.bot.id && message.history.some((version) => version.includes(text)))
+          .length,
       async waitForQuestion() {
         const message = await discord.waitFor(() => {
           const found = approvalIn(discord, thread.id);

@@ -50,6 +50,11 @@ export interface Conversation {
   waitForAnswer(text: string | RegExp): Promise<string>;
   /** The bot's answers so far, oldest first (not its progress, approval questions or "Stopped by" notes). */
   answers(): string[];
+  /**
+   * How many of the bot's messages in the conversation ever showed `text`, at any point of their life (messages
+   * deleted since included): a text shown once is held by one message.
+   */
+  messagesThatHeld(text: string): number;
   /** Waits for the next approval question the bot asks in the conversation. */
   waitForQuestion(): Promise<Question>;
   /** Waits for the running turn's Stop button, and `person` clicks it. */

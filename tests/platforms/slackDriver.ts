@@ -61,6 +61,10 @@ export function slackDriver(): PlatformDriver {
         return (await waitForReply(slack, CHANNEL, root, text)).text;
       },
       answers: () => repliesIn(slack, CHANNEL, root).filter(isAnswer).map((message) => message.text),
+      messagesThatHeld: (text) =>
+        [...slack.messages, ...slack.deleted].filter(
+          (message) => message.channel === CHANNEL && message.threadTs === root && [...message.edits.map((edit) => edit.text), message.text].some((version) => version.includes(text)),
+        ).length,
       async waitForQuestion() {
         const message = await slack.waitFor(
           () => slack.thread(CHANNEL, root).find((posted) => !asked.has(posted.ts) && JSON.stringify(posted.blocks ?? []).includes('hitl_')),

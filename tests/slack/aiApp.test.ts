@@ -130,17 +130,32 @@ describe('Slack as an AI app', () => {
     expect(asked).toContain('ARGUMENTS: abc123 def456');
   });
 
-  it('marks a stream cut off by a failed model call, then streams the retried answer whole', async () => {
-    anthropic.setBrain(() => textReply(ANSWER));
+  it('keeps a stream cut off by a failed model call as the one message: the retried answer is written over it', async () => {
+    // The cut stream says something else (the fake's own words) than the retried answer.
+    anthropic.setBrain(() => textReply('A shorter plan: restart the worker.'));
     anthropic.failNext({ kind: 'cut', afterDeltas: 3 });
     const ts = bot.sender.nextTs();
+    const deletes = callsOf('chat.delete').length;
     await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> again please` });
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).length === 1 && slack.thread(CHANNEL, ts)[0]?.text === 'A shorter plan: restart the worker.', {
+      what: 'the retried answer in the cut one\'s place',
+    });
+    // One message was started for the answer, none posted beside it, and it was never deleted.
+    expect(callsOf('chat.startStream').filter((call) => call.params.thread_ts === ts)).toHaveLength(1);
+    expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts && !String(call.params.blocks ?? '').includes('turn_stop'))).toHaveLength(0);
+    expect(callsOf('chat.delete').slice(deletes).filter((call) => call.params.ts !== undefined && call.params.ts === slack.thread(CHANNEL, ts)[0]?.ts)).toHaveLength(0);
+  });
+
+  it('waits out a rate-limited stream call and goes on in the same message', async () => {
+    anthropic.setBrain(() => textReply(ANSWER));
+    slack.failNext('chat.appendStream', { kind: 'ratelimited', retryAfterS: 1 });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> slowly please` });
     const escaped = ANSWER.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    await slack.waitFor(() => slack.thread(CHANNEL, ts).some((message) => message.stream === 'stopped' && message.text === escaped), { what: 'the retried answer' });
-    await slack.waitFor(() => slack.thread(CHANNEL, ts).length === 2, { what: 'the progress message to go' });
-    const [cut, answer] = slack.thread(CHANNEL, ts);
-    expect(cut?.text).toBe('_(cut off: Claude was busy; trying again)_');
-    expect(answer?.text).toBe(escaped);
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).length === 1 && slack.thread(CHANNEL, ts)[0]?.text === escaped, { what: 'the whole answer, alone' });
+    expect(callsOf('chat.appendStream').some((call) => call.status === 429)).toBe(true);
+    expect(callsOf('chat.startStream').filter((call) => call.params.thread_ts === ts)).toHaveLength(1);
+    expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts && !String(call.params.blocks ?? '').includes('turn_stop'))).toHaveLength(0);
   });
 
   it('refuses "@skillbot /skill" for a skill people may not run, in the thread', async () => {

@@ -96,10 +96,10 @@ describe('Slack approvals', () => {
     expect(question.edits).toHaveLength(1);
   });
 
-  it('after a restart, the old question shows as expired and its buttons change nothing', async () => {
+  it('after a restart, the old question shows as expired and its buttons change nothing; the message is taken up again and asks anew', async () => {
     const storeUrl = `sqlite://${join(skills.dir, 'restart.sqlite')}`;
     const first = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
-    const { question, approvalId } = await askForReport(first);
+    const { ts, question, approvalId } = await askForReport(first);
     // Stopping expires the open question and says so in its message.
     await first.stop();
     await slack.waitFor(() => !hasButtons(question), { what: 'the question to be marked expired' });
@@ -107,12 +107,18 @@ describe('Slack approvals', () => {
 
     const second = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
     extraBots.push(second);
-    const requests = anthropic.requests.length;
+    // The unanswered message is still queued: the restarted bot runs it again, and asks again.
+    const again = await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message !== question && hasButtons(message) && approvalIdOf(message) !== approvalId), {
+      what: 'the question asked again',
+    });
     await click(second, ALICE, question, 'hitl_yes_once', approvalId);
     await slack.waitFor(() => ephemeralsFor(ALICE).find((entry) => entry.text.includes('already closed') && entry.text.includes('restarted')), { what: 'the expired note' });
     await delay(200);
-    expect(anthropic.requests.length).toBe(requests);
+    // The old click decided nothing: the old question is as it was left, the new one still open.
     expect(question.edits).toHaveLength(1);
+    expect(hasButtons(again)).toBe(true);
+    await click(second, ALICE, again, 'hitl_no', approvalIdOf(again));
+    await waitForReply(slack, CHANNEL, ts, 'the script did not run');
   });
 
   it('never cuts what will run: a command too long for the card comes attached in full, invisible characters named', async () => {

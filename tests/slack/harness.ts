@@ -26,12 +26,20 @@ export interface SlackBot {
   stop(): Promise<void>;
 }
 
+/** How long running turns get to finish when the bot stops, as `skillbot start` gives them (shorter: tests). */
+const STOP_DEADLINE_MS = 1000;
+
+/** Starts the bot as `skillbot start` does: the platform, then the durable queue's sweeper. */
 export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack }): Promise<SlackBot> {
-  const { app, http } = await createTestApp(options, {
-    SLACK_BOT_TOKEN: options.slack.info.botToken,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: options.slack.apiUrl,
-  });
+  const { app, http } = await createTestApp(
+    options,
+    {
+      SLACK_BOT_TOKEN: options.slack.info.botToken,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: options.slack.apiUrl,
+    },
+    { queue: { sweepMs: 200 } },
+  );
   let running: RunningPlatform;
   try {
     running = await slackLauncher.start(app, http);
@@ -39,6 +47,7 @@ export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack
     await app.close();
     throw error;
   }
+  app.dispatcher.start();
   const port = await http.listen(0, '127.0.0.1');
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
   return {
@@ -47,6 +56,7 @@ export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack
     sender: new SlackSender(eventsUrl, SIGNING_SECRET, options.slack.info),
     eventsUrl,
     async stop() {
+      await app.dispatcher.stop(STOP_DEADLINE_MS);
       await running.stop();
       await http.close();
       await app.close();

@@ -35,6 +35,22 @@ describe('stopping a turn in Slack', () => {
     await slack.waitFor(() => slack.ephemerals.find((entry) => entry.user === ALICE && entry.text === NOTHING_RUNNING_TEXT), { what: 'nothing to stop' });
   });
 
+  it('"stop" typed once the answer shows, before the turn has let go of the chat, is answered privately and stops nothing', async () => {
+    heardBrain(anthropic);
+    // Taking the progress message away waits out a rate limit: the answer shows, the turn is still finishing.
+    slack.failNext('chat.delete', { kind: 'ratelimited', retryAfterS: 2 });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: mention('tell me a fact') });
+    await waitForReply(slack, CHANNEL, ts, 'heard: tell me a fact');
+    expect(bot.app.dispatcher.activeChats).toBe(1);
+    await bot.sender.message({ channel: CHANNEL, user: ALICE, threadTs: ts, text: 'stop' });
+    await slack.waitFor(() => slack.ephemerals.find((entry) => entry.user === ALICE && entry.text === NOTHING_RUNNING_TEXT && entry.threadTs === ts), {
+      what: 'nothing to stop',
+    });
+    await expect.poll(() => bot.app.dispatcher.activeChats, { timeout: 10_000 }).toBe(0);
+    expect(slack.thread(CHANNEL, ts).map((message) => message.text)).toEqual(['heard: tell me a fact']);
+  });
+
   it.runIf(process.env.REDIS_URL)('reaches the instance running the turn from another instance', async () => {
     const url = new URL(process.env.REDIS_URL ?? '');
     url.pathname = '/12';

@@ -6,7 +6,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { ALICE, CHANNEL, makeSkillsDir, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { HeldCalls } from '../platforms/skills.ts';
+import { ALICE, CHANNEL, makeSkillsDir, PLACEHOLDER, repliesIn, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -113,5 +114,24 @@ describe('the store unreachable mid-run', () => {
     expect(repliesIn(slack, CHANNEL, secondTs)).toHaveLength(1);
     // The answered message leaves the inbox right after its reply.
     await vi.waitFor(async () => expect(await bot.app.store.inboxSize()).toBe(0), { timeout: 15_000, interval: 100 });
+  });
+
+  it('still tells the person something went wrong when the store goes away in the middle of a turn', async () => {
+    const held = new HeldCalls();
+    anthropic.setBrain(async () => {
+      await held.hold();
+      return textReply('an answer that cannot be kept');
+    });
+    const ts = bot.sender.nextTs();
+    expect((await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: mentionText('third') })).status).toBe(200);
+    // The turn is under way (its placeholder shows, the model is writing) when the store goes.
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message.text === PLACEHOLDER), { what: 'the placeholder' });
+    await vi.waitFor(() => expect(held.count).toBe(1), { timeout: 10_000, interval: 20 });
+    await relay.cut();
+    held.releaseAll();
+    // Keeping the turn fails: the person is told, in the turn's own message, not left with a half answer.
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message.text.startsWith('Something went wrong on my side')), { what: 'the apology', timeoutMs: 20_000 });
+    expect(slack.thread(CHANNEL, ts).filter((message) => message.threadTs === ts)).toHaveLength(1);
+    await relay.open();
   });
 });

@@ -52,6 +52,36 @@ describe('the interactive terminal chat', () => {
     expect(await done).toBe(0);
   });
 
+  it('prints the answer once, with what the model said before its tool call and the progress lines in between', async () => {
+    harness = await startHarness({ skills: [STATS_SKILL] });
+    const fake = harness.fake;
+    fake.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (result) return textReply(result.content.includes('lines: 42') ? 'The repo has 42 lines.' : 'It did not run.');
+      // The answer's call is cut off mid-stream once, and retried.
+      fake.failNext({ kind: 'cut', afterDeltas: 2 });
+      return { content: [{ type: 'text', text: "I'll look at the repo." }, ...toolUseReply('load_skill', { skill_id: 'repo-stats' }).content] };
+    });
+    const { input, screen, waitFor, done } = openTty(harness, 'tty-once');
+    input.write('how big is the repo?\n');
+    await waitFor('3) no');
+    input.write('1\n');
+    await waitFor('The repo has 42 lines.');
+    input.write('/quit\n');
+    expect(await done).toBe(0);
+    const printed = screen();
+    const count = (text: string) => printed.split(text).length - 1;
+    expect(count('The repo has 42 lines.')).toBe(1);
+    expect(count("I'll look at the repo.")).toBe(1);
+    const before = printed.indexOf("bot> I'll look at the repo.");
+    const progress = printed.indexOf('  … Loading repo-stats…');
+    const answer = printed.indexOf('The repo has 42 lines.');
+    expect(before).toBeGreaterThanOrEqual(0);
+    expect(progress).toBeGreaterThan(before);
+    expect(answer).toBeGreaterThan(progress);
+    expect(printed).toContain('retrying');
+  });
+
   it('shows every argument with invisible characters named, and prints no raw escape sequence from the model', async () => {
     harness = await startHarness({ skills: [STATS_SKILL] });
     const args = [...Array.from({ length: 96 }, (_, i) => `--table=customers_archive_${i}_partition`), '--dry\u200B-run', '--drop-table', 'customers'];

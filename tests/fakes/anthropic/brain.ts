@@ -11,6 +11,8 @@ export type ReplyBlock =
 export interface BrainReply {
   content: ReplyBlock[];
   stop_reason?: StopReason;
+  /** Stream this reply's events this far apart (over the fake's own `chunkDelayMs`): a reply being written slowly. */
+  chunkDelayMs?: number;
 }
 
 /** What a brain is asked: the validated request, plus its place among the requests that reached a brain. */

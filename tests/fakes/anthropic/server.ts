@@ -56,9 +56,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     if (ms) await delay(ms, undefined, { signal: closing.signal });
   };
 
-  async function writeEvents(res: ServerResponse, events: SseEvent[]): Promise<void> {
+  async function writeEvents(res: ServerResponse, events: SseEvent[], chunkDelayMs = options.chunkDelayMs): Promise<void> {
     // Without a delay to show, one write: the client's SSE parser still sees every event, at less cost.
-    if (!options.chunkDelayMs) {
+    if (!chunkDelayMs) {
       for (const event of events) options.onEvent?.(event, Date.now());
       return writeChunk(res, events.map(encodeSse).join(''));
     }
@@ -66,7 +66,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       if (res.destroyed) return;
       options.onEvent?.(event, Date.now());
       await writeChunk(res, encodeSse(event));
-      await pause(options.chunkDelayMs);
+      await pause(chunkDelayMs);
     }
   }
 
@@ -162,11 +162,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const input = cache.account(body);
     const brainIndex = brainCalls++;
     let message: AssistantMessage;
+    let replyDelayMs: number | undefined;
     try {
       // max_tokens 0 only warms the cache: the API generates nothing.
       const reply = body.max_tokens === 0 ? { content: [], stop_reason: 'max_tokens' as const }
         : await brain({ index: brainIndex, model: body.model, system: body.system, messages: body.messages, tools: body.tools ?? [], body, headers });
       message = buildAssistantMessage(reply, record.seq, body.model, input);
+      replyDelayMs = 'chunkDelayMs' in reply ? reply.chunkDelayMs : undefined;
     } catch (error) {
       const text = `fake brain failed: ${error instanceof Error ? error.message : String(error)}`;
       Object.assign(record, { status: 500, outcome: 'brain_error', error: text });
@@ -181,7 +183,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
     openStream(res, record.seq);
-    await writeEvents(res, streamEvents(message));
+    await writeEvents(res, streamEvents(message), replyDelayMs ?? options.chunkDelayMs);
     res.end();
   }
 

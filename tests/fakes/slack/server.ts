@@ -58,6 +58,8 @@ export interface FakeSlack {
   readonly socketMode: SocketModeLink;
   readonly calls: RecordedCall[];
   readonly messages: PostedMessage[];
+  /** Messages the bot deleted, as they last read. */
+  readonly deleted: PostedMessage[];
   readonly ephemerals: EphemeralMessage[];
   readonly responses: ResponseUrlPost[];
   /** assistant.threads.setStatus / setTitle / setSuggestedPrompts calls, in order. */
@@ -252,6 +254,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     socketMode,
     calls,
     messages: workspace.messages,
+    deleted: workspace.deleted,
     ephemerals: workspace.ephemerals,
     responses,
     assistantCalls: workspace.assistantCalls,

@@ -125,6 +125,8 @@ function blocksProblem(blocks: unknown[]): string | undefined {
 
 export class FakeWorkspace {
   readonly messages: PostedMessage[] = [];
+  /** Messages chat.delete removed, as they last read (with their edits): what people saw, then did not. */
+  readonly deleted: PostedMessage[] = [];
   readonly ephemerals: EphemeralMessage[] = [];
   /** Channels the bot may not post in, with the error Slack gives (`not_in_channel`, `channel_not_found`). */
   readonly refusedChannels = new Map<string, string>();
@@ -239,7 +241,7 @@ export class FakeWorkspace {
   #channelMessages(channel: string): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
     const own = this.messages
       .filter((message) => message.channel === channel)
-      .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) }));
+      .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}), ...(message.blocks ? { blocks: message.blocks } : {}) }));
     const people = this.seeded
       .filter((message) => message.channel === channel)
       .map((message) => ({
@@ -377,7 +379,7 @@ export class FakeWorkspace {
     const channel = str(params, 'channel');
     const index = this.messages.findIndex((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
     if (index < 0) return fail('message_not_found');
-    this.messages.splice(index, 1);
+    this.deleted.push(...this.messages.splice(index, 1));
     return { ok: true, channel, ts: str(params, 'ts') };
   }
 
