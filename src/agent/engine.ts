@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform.ts';
 import { turnContextText } from './threadContext.ts';
-import { fileBlocks, historyFileBlocks, type InputFile, loadMessageFiles, type LoadedFiles, type NotRead, notReadNotice } from './inputFiles.ts';
+import { fileBlocks, historyFileBlocks, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
@@ -19,8 +19,7 @@ import { buildSystemPrompt } from './systemPrompt.ts';
 import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
-import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
-import { placeSharedFiles } from '../workspace/sharedFiles.ts';
+import type { ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
 
 export interface EngineDeps extends ToolDeps {
   config: Config;
@@ -284,18 +283,3 @@ function editorProgress(input: unknown): string {
   return command === 'view' ? `Reading${where}…` : `Editing${where}…`;
 }
 
-/**
- * The message's files as they are in the workspace: under the name each got there (a clash is renamed), and the
- * ones that did not fit its bounds named as not read.
- */
-async function placeInWorkspace(workspace: ChatWorkspace, fetched: LoadedFiles): Promise<LoadedFiles> {
-  const placements = await placeSharedFiles(workspace, fetched.files);
-  const files: InputFile[] = [];
-  const notRead: NotRead[] = [...fetched.notRead];
-  for (const [index, placement] of placements.entries()) {
-    const file = fetched.files[index] as InputFile;
-    if ('placedAs' in placement) files.push({ ...file, name: placement.placedAs });
-    else notRead.push({ name: file.name, reason: placement.notPlaced });
-  }
-  return { files, notRead };
-}

@@ -4,6 +4,8 @@ import { extname } from 'node:path';
 import type { FileLimits } from '../config.ts';
 import type { MessageFile } from '../platform.ts';
 import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
+import { placeSharedFiles } from '../workspace/sharedFiles.ts';
 
 /** A file of the turn, downloaded: the model sees it, and it is in the chat's workspace under `name`. */
 export interface InputFile {
@@ -195,4 +197,20 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
     if (total > maxBytes) break;
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The message's files as they are in the workspace: under the name each got there (a clash is renamed), and the
+ * ones that did not fit its bounds named as not read.
+ */
+export async function placeInWorkspace(workspace: ChatWorkspace, fetched: LoadedFiles): Promise<LoadedFiles> {
+  const placements = await placeSharedFiles(workspace, fetched.files);
+  const files: InputFile[] = [];
+  const notRead: NotRead[] = [...fetched.notRead];
+  for (const [index, placement] of placements.entries()) {
+    const file = fetched.files[index] as InputFile;
+    if ('placedAs' in placement) files.push({ ...file, name: placement.placedAs });
+    else notRead.push({ name: file.name, reason: placement.notPlaced });
+  }
+  return { files, notRead };
 }

@@ -188,7 +188,8 @@ export async function runApprovedScripts(
 
 function toView(call: ScriptCall, result: ExecResult, hookNotes: string[]): ScriptOutputView {
   const notes: string[] = [];
-  if (result.reason) notes.push(result.reason);
+  // Notes are sentences; an exec reason is a clause ("the script exited with code 1").
+  if (result.reason) notes.push(/[.!?]$/.test(result.reason) ? result.reason : `${result.reason}.`);
   if (result.status === 'timeout') notes.push('The script was stopped at its time limit; its output may be incomplete.');
   if (result.status === 'stopped') notes.push('The person stopped the turn, so the script was ended; do not run it again unless asked.');
   if (result.stdoutTruncated) notes.push(`stdout was cut: ${result.stdoutDroppedBytes} more bytes were dropped.`);

@@ -5,6 +5,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostView, missingDependencyHint, missingOnHost, scanSkillDependencies } from '../../src/skills/dependencies/index.ts';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
 import { tempDir, writeSkill } from './helpers.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
@@ -146,8 +147,18 @@ describe('skills validate lists what a skill uses that the host lacks', () => {
 });
 
 describe('skillbot doctor', () => {
+  // The doctor checks the model too: a working key, so its exit code says what the dependency line does.
+  let anthropic: FakeAnthropic;
+  const model = () => ({ ANTHROPIC_API_KEY: 'doctor-key', ANTHROPIC_BASE_URL: anthropic.url });
+  beforeAll(async () => {
+    anthropic = await startFakeAnthropic({ apiKeys: ['doctor-key'] });
+  });
+  afterAll(async () => {
+    await anthropic.close();
+  });
+
   it('warns, without failing, naming each skill and what it needs', async () => {
-    const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: root }, tmp.path);
+    const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: root, ...model() }, tmp.path);
     const line = stdout.split('\n').find((text) => text.slice(6).startsWith('dependencies:')) ?? '';
     expect(line).toMatch(/^warn {2}dependencies: 1 skill\(s\) use what this host lacks: form-filler needs /);
     expect(line).toContain(MISSING_MODULE);
@@ -157,7 +168,7 @@ describe('skillbot doctor', () => {
   });
 
   it('says ok when every skill has what it uses', async () => {
-    const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: join(root, 'clean-tools') }, tmp.path);
+    const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: join(root, 'clean-tools'), ...model() }, tmp.path);
     expect(stdout).toMatch(/^ok {4}dependencies: what the scripts of 1 skill\(s\) use is on this host/m);
     expect(code).toBe(0);
   });

@@ -64,7 +64,7 @@ describe('the interactive terminal chat', () => {
     });
     const { input, screen, waitFor, done } = openTty(harness, 'tty-once');
     input.write('how big is the repo?\n');
-    await waitFor('3) no');
+    await waitFor('3) No');
     input.write('1\n');
     await waitFor('The repo has 42 lines.');
     input.write('/quit\n');
