@@ -73,14 +73,13 @@ export class SlackTurnSink implements TurnSink {
    * mid-answer) writes each round into the same message again, so the thread holds every text once.
    */
   open(memory?: PlaceholderMemory, streamMemory?: StreamMemory): void {
-    // The store going away must not keep the placeholder from showing: it is then posted and not remembered.
     const placeholder: PlaceholderMemory | undefined = memory && {
       get: async () => {
-        const held = await memory.get().catch(() => undefined);
+        const held = await memory.get();
         return held === STARTING ? this.#findPlaceholder() : held;
       },
       set: (ts) => memory.set(ts),
-      starting: () => memory.set(STARTING).catch((error: unknown) => this.logger.warn({ err: error }, 'remembering the placeholder start failed')),
+      starting: () => memory.set(STARTING),
     };
     this.#live.open(PLACEHOLDER_TEXT, placeholder);
     this.#setStatus('is working…');
