@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { type Config, ConfigError, worldSettings } from './config.ts';
+import { type Config, worldSettings } from './config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
 import { emptyUsage } from './agent/usage.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
@@ -9,7 +7,8 @@ import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
-import { ChatWorkspaces, unreachableParent } from './workspace/chatWorkspaces.ts';
+import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
+import { chooseWorkspaceRoot } from './workspace/workspaceRoot.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import { isPendingApproval } from './approvals/index.ts';
 import { bindToApprovedContent } from './approvals/index.ts';
@@ -84,22 +83,6 @@ function countRuns(audit: AuditLog, metrics: Metrics): AuditLog {
 
 const WORKSPACE_SWEEP_MS = 12 * 60 * 60 * 1000;
 
-/**
- * Where chat workspaces live. As root, runs take uids of their own and bwrap opens the workspace as that uid, so
- * every folder above it must let others enter. A WORKSPACES_DIR that was set and cannot be entered stops the
- * start (with the fix); the default (./data/workspaces) inside a private folder (root's home, a 0700 temp folder)
- * moves to /var/tmp, which keeps files across reboots, with a warning saying so.
- */
-function chooseWorkspaceRoot(config: Config, logger: Logger): string {
-  const { root, rootSet } = config.workspace;
-  const blocked = process.getuid?.() === 0 && config.sandbox.mode === 'bwrap' ? unreachableParent(root) : undefined;
-  if (blocked === undefined) return root;
-  const fix = 'make it enterable (chmod o+x) or set WORKSPACES_DIR to a folder that is';
-  if (rootSet) throw new ConfigError(`WORKSPACES_DIR (${root}) cannot be entered by the sandbox's user: ${blocked}; ${fix}.`);
-  const fallback = path.join('/var/tmp', `skillbot-workspaces-${createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 12)}`);
-  logger.warn({ workspaces: fallback }, `the sandbox's user cannot enter ${root} (${blocked}), so chat workspaces are kept in ${fallback}; ${fix}`);
-  return fallback;
-}
 
 /** Counts the skill processes running now (a gauge), around the one guarded way to run them. */
 function countRunning(executor: Executor): { executor: Executor; running: () => number } {

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BrainReply, type BrainRequest, lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { stepsBrain as steps, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { minimalDocx, zipEntryText } from '../fixtures/documents.ts';
 import { DOC_EDIT_SKILL } from '../fixtures/documentSkills.ts';
 import { type EngineHarness, startEngine, WORLD } from '../lifecycle/engineHarness.ts';
@@ -22,21 +22,6 @@ async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'skillbot-workspace-'));
   dirs.push(dir);
   return dir;
-}
-
-/** Rounds of the current turn: assistant messages since the person's last words. */
-function roundOf(req: BrainRequest): number {
-  const start = req.messages.findLastIndex((message) => message.role === 'user' && (typeof message.content === 'string' || message.content.some((block) => block.type === 'text')));
-  return req.messages.slice(start + 1).filter((message) => message.role === 'assistant').length;
-}
-
-/** A model that says a sentence before each tool call and records every tool result it reads. */
-function steps(list: ReadonlyArray<BrainReply>, seen: string[]) {
-  return (req: BrainRequest): BrainReply => {
-    const result = lastToolResult(req);
-    if (result !== undefined && roundOf(req) > 0) seen.push(result.content);
-    return list[roundOf(req)] ?? textReply('(no more steps)');
-  };
 }
 
 const say = (text: string) => ({ text });

@@ -2,7 +2,7 @@
 export { startFakeAnthropic } from './anthropic/server.ts';
 export type { FakeAnthropic, FakeAnthropicOptions } from './anthropic/server.ts';
 export type { CacheStats, RecordedRequest, RequestOutcome } from './anthropic/recordedRequest.ts';
-export { echoBrain, lastToolResult, lastUserText, scripted, textReply, toolUseReply } from './anthropic/brain.ts';
+export { echoBrain, lastToolResult, lastUserText, roundOf, scripted, stepsBrain, textReply, toolUseReply } from './anthropic/brain.ts';
 export type { Brain, BrainReply, BrainRequest, ReplyBlock, StopReason, ToolResultView } from './anthropic/brain.ts';
 export type { Fault, FaultKind, FaultRateOptions, HttpFault } from './anthropic/faults.ts';
 export type { AssistantMessage, FakeUsage } from './anthropic/assistantMessage.ts';

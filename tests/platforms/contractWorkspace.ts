@@ -3,25 +3,14 @@
 // wrote from the tool result and edits files with its own editor; the shell runs only what a person approved.
 import { expect, it } from 'vitest';
 import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
-import { type BrainReply, type BrainRequest, lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { type BrainReply, type BrainRequest, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { fillablePdf } from '../fixtures/documents.ts';
 import { PDF_FORMS_SKILL } from '../fixtures/documentSkills.ts';
 import type { ContractContext } from './contract.ts';
 
-/** How many tool rounds the current turn has had (assistant messages since the person's last words). */
-function roundOf(req: BrainRequest): number {
-  const start = req.messages.findLastIndex((message) => message.role === 'user' && (typeof message.content === 'string' || message.content.some((block) => block.type === 'text')));
-  return req.messages.slice(start + 1).filter((message) => message.role === 'assistant').length;
-}
-
 /** A model that does what Claude does: says a sentence, then calls the next tool, round after round. */
-function stepsBrain(ctx: ContractContext, steps: ReadonlyArray<(req: BrainRequest) => BrainReply>, seen: string[]): void {
-  ctx.anthropic.setBrain((req) => {
-    const result = lastToolResult(req);
-    if (result !== undefined && roundOf(req) > 0) seen.push(result.content);
-    const step = steps[roundOf(req)];
-    return step === undefined ? textReply('(no more steps)') : step(req);
-  });
+function stepsOf(ctx: ContractContext, steps: ReadonlyArray<(req: BrainRequest) => BrainReply>, seen: string[]): void {
+  ctx.anthropic.setBrain(stepsBrain(steps, seen));
 }
 
 const CSV = 'region,sales\nnorth,120\nsouth,80\neast,200\n';
@@ -29,7 +18,7 @@ const CSV = 'region,sales\nnorth,120\nsouth,80\neast,200\n';
 export function workspaceScenarios(ctx: ContractContext): void {
   it('fills a PDF form the person attached, with scripts named only in a linked forms.md, after one "yes for this conversation"', async () => {
     const seen: string[] = [];
-    stepsBrain(
+    stepsOf(
       ctx,
       [
         () => toolUseReply('load_skill', { skill_id: PDF_FORMS_SKILL.id }, { text: "I'll load the PDF forms skill." }),
@@ -65,7 +54,7 @@ export function workspaceScenarios(ctx: ContractContext): void {
   it('runs the shell only on a yes for the exact command: a stranger cannot approve it; the model reads its output', async () => {
     const seen: string[] = [];
     const command = `python3 -c "import csv; print(sum(1 for _ in csv.DictReader(open('/workspace/sales.csv'))))"`;
-    stepsBrain(ctx, [() => toolUseReply('bash', { command }, { text: 'Let me count the rows.' }), () => textReply('It has 3 rows.')], seen);
+    stepsOf(ctx, [() => toolUseReply('bash', { command }, { text: 'Let me count the rows.' }), () => textReply('It has 3 rows.')], seen);
     const chat = await ctx.driver.mention('alice', 'how many rows does this have?', [{ name: 'sales.csv', type: 'text/csv', bytes: CSV }]);
     const question = await chat.waitForQuestion();
     expect(question.text()).toContain("csv.DictReader(open('/workspace/sales.csv'))");

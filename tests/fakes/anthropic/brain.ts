@@ -86,3 +86,23 @@ export function lastToolResult(req: { messages: RequestMessage[] }): ToolResultV
     : '';
   return { toolUseId: String(block.tool_use_id), content: text, isError: block.is_error === true };
 }
+
+/** Tool rounds of the current turn so far: assistant messages since the person's last words. */
+export function roundOf(req: { messages: RequestMessage[] }): number {
+  const start = req.messages.findLastIndex((message) => message.role === 'user' && messageBlocks(message).some((block) => block.type === 'text'));
+  return req.messages.slice(start + 1).filter((message) => message.role === 'assistant').length;
+}
+
+/**
+ * A model that works through `steps`, one per round of the turn (as Claude says a sentence, then calls the next
+ * tool), and keeps every tool result it reads in `seen`; past the last step it says so.
+ */
+export function stepsBrain(steps: ReadonlyArray<BrainReply | Brain>, seen: string[]): Brain {
+  return (req) => {
+    const result = lastToolResult(req);
+    if (result !== undefined && roundOf(req) > 0) seen.push(result.content);
+    const step = steps[roundOf(req)];
+    if (step === undefined) return textReply('(no more steps)');
+    return typeof step === 'function' ? step(req) : step;
+  };
+}
