@@ -12,7 +12,7 @@
 // models/{model}:rawPredict|streamRawPredict` with `Authorization: Bearer <OAuth token>`, the body without `model`
 // and with `anthropic_version`; the stream is the Anthropic API's own SSE.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './freePort.ts';
 import { crc32 } from 'node:zlib';
 
 export interface CloudRequest {
@@ -93,11 +93,7 @@ async function askAnthropic(behind: Behind, version: string, body: Record<string
 }
 
 async function listen(server: Server, requests: CloudRequest[]): Promise<FakeCloud> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}`,
     requests,

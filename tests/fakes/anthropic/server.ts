@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../freePort.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { buildAssistantMessage, type AssistantMessage } from './assistantMessage.ts';
 import { echoBrain, textReply, type Brain } from './brain.ts';
@@ -194,11 +194,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
 
   return {
     url: `http://127.0.0.1:${port}`,
