@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createExecutor } from '../src/exec/executor.ts';
+import { describeBoundsMode } from '../src/exec/runCgroup.ts';
 import { silentLogger } from '../src/log.ts';
 
 const runs = Number(process.argv[2] ?? 200);
@@ -66,7 +67,9 @@ try {
   const status = await sandboxed.sandbox();
   if (!status.usable) throw new Error(`the sandbox is unusable here: ${status.problem}`);
   const unsandboxed = createExecutor({ timeoutMs: 30_000, logger: silentLogger(), sandbox: 'off' });
-  const [bare, off, guarded, networked] = (await timeInterleaved([
+  // The same sandbox without a cgroup per run: what the cgroup (made, joined through the gate, removed) costs.
+  const rlimitsOnly = createExecutor({ timeoutMs: 30_000, logger: silentLogger(), cgroups: 'off' });
+  const [bare, off, guarded, rlimits, networked] = (await timeInterleaved([
     { label: 'bare spawn (bash hello.sh)', once: () => bareRun('/bin/bash', [script], skillDir) },
     {
       label: 'executor.run, sandbox off',
@@ -83,20 +86,29 @@ try {
       },
     },
     {
+      label: 'executor.run, bwrap, rlimits',
+      once: async () => {
+        const result = await rlimitsOnly.run({ skillDir, script: 'scripts/hello.sh' });
+        if (result.status !== 'ok') throw new Error(`sandboxed run ${result.status}: ${result.reason}`);
+      },
+    },
+    {
       label: 'executor.run, networked',
       once: async () => {
         const result = await sandboxed.run({ skillDir, script: 'scripts/hello.sh', network: true });
         if (result.status !== 'ok') throw new Error(`networked run ${result.status}: ${result.reason}`);
       },
     },
-  ])) as [Row, Row, Row, Row];
+  ])) as [Row, Row, Row, Row, Row];
 
   console.log(`exec bench: ${runs} runs each, interleaved, after ${warmup} warm-up, ${os.cpus().length} CPUs, node ${process.version}`);
-  for (const row of [bare, off, guarded, networked]) {
+  if (status.mode === 'bwrap') console.log(`  ${describeBoundsMode(status.bounds)}`);
+  for (const row of [bare, off, guarded, rlimits, networked]) {
     console.log(`  ${row.label.padEnd(30)} p50 ${row.p50.toFixed(2).padStart(7)} ms   p99 ${row.p99.toFixed(2).padStart(7)} ms`);
   }
   const overhead = guarded.p50 - bare.p50;
   console.log(`  overhead                       p50 ${overhead.toFixed(2).padStart(7)} ms   p99 ${(guarded.p99 - bare.p99).toFixed(2).padStart(7)} ms`);
+  console.log(`  cgroup per run adds             p50 ${(guarded.p50 - rlimits.p50).toFixed(2).padStart(7)} ms`);
   console.log(`  networked overhead             p50 ${(networked.p50 - bare.p50).toFixed(2).padStart(7)} ms   p99 ${(networked.p99 - bare.p99).toFixed(2).padStart(7)} ms`);
   console.log(`  target: at most 15 ms sandboxed overhead at p50 -> ${overhead <= 15 ? 'met' : 'NOT met'}`);
 } finally {

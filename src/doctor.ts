@@ -66,7 +66,7 @@ function boundsCheck(config: Config, bounds: BoundsMode): Check {
     return {
       verdict: 'ok',
       name: 'bounds',
-      text: `cgroup mode: each run as a whole holds at most ${mib(limits.memoryBytes)} of memory, its ${mounts} included, and ${limits.maxProcesses} processes`,
+      text: `cgroup mode (v${bounds.version}): each run as a whole holds at most ${mib(limits.memoryBytes)} of memory, its ${mounts} included, and ${limits.maxProcesses} processes`,
     };
   }
   return {
@@ -74,7 +74,7 @@ function boundsCheck(config: Config, bounds: BoundsMode): Check {
     name: 'bounds',
     text:
       `rlimits mode (${bounds.why}): ${mib(limits.memoryBytes)} of memory per process, not per run; ${limits.maxProcesses} processes per run as root ` +
-      `(its own uid), shared with the bot's user otherwise; ${mounts} on top. A delegated cgroup v2 tree bounds the whole run; see docs/security.md#bounds`,
+      `(its own uid), shared with the bot's user otherwise; ${mounts} on top. A delegated cgroup v2 tree (or, as root, writable cgroup v1 memory and pids hierarchies) bounds the whole run; see docs/security.md#bounds`,
   };
 }
 

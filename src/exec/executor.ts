@@ -63,8 +63,9 @@ export interface ExecutorOptions {
    */
   egressAllow?: string[];
   /**
-   * `auto` (default): with a delegated cgroup v2 tree each run gets a cgroup bounding its memory (tmpfs included)
-   * and processes as a whole; without one the rlimits alone apply. `off`: rlimits alone. A BoundsMode found
+   * `auto` (default): where the host lets the bot make cgroups (a delegated v2 tree, or v1 hierarchies it may write)
+   * each run gets a cgroup bounding its memory (tmpfs included) and processes as a whole; elsewhere the rlimits alone
+   * apply. `off`: rlimits alone. A BoundsMode found
    * elsewhere (detectBoundsMode with other sources) is taken as it is.
    */
   cgroups?: 'auto' | 'off' | BoundsMode;
@@ -139,7 +140,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     nodePath,
     ...(copies === undefined ? {} : { copies }),
     maxSkillBytes: options.maxSkillBytes,
-    ...(bounds.kind === 'cgroup' ? { cgroupsDir: bounds.runsDir } : {}),
+    ...(bounds.kind === 'cgroup' ? { cgroups: bounds } : {}),
   });
 
   return {
@@ -218,9 +219,9 @@ async function runGuarded(
     let result: ExecResult;
     let group: RunCgroup | undefined;
     try {
-      if (plan.cgroupsDir !== undefined && prepared.sandboxed) {
+      if (plan.cgroups !== undefined && prepared.sandboxed) {
         try {
-          group = createRunCgroup(plan.cgroupsDir, plan.limits);
+          group = createRunCgroup(plan.cgroups, plan.limits);
         } catch (error) {
           return refusal(startedAt, `the run's cgroup could not be made (${(error as Error).message}), so it was not run unbounded`, 'failed');
         }

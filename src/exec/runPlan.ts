@@ -10,6 +10,7 @@ import { interpreterFor, readFirstLine } from './interpreter.ts';
 import { prlimitArgs, type SandboxLimits } from './limits.ts';
 import type { CheckedRequest } from './request.ts';
 import type { RunDirs, RunOwner } from './runDirs.ts';
+import type { BoundsMode } from './runCgroup.ts';
 import { SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
 import { bwrapArgs, sandboxEnv } from './sandbox.ts';
 import { INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
@@ -28,8 +29,8 @@ export interface RunPlan {
   /** With the registry's hash: every skill folder a run sees is a copy verified against its approved hash. */
   copies?: VerifiedCopies;
   maxSkillBytes?: number;
-  /** With a delegated cgroup v2 tree: where each run gets a cgroup of its own (runCgroup.ts). */
-  cgroupsDir?: string;
+  /** Where the host lets the bot make cgroups: how each run gets a cgroup of its own (runCgroup.ts). */
+  cgroups?: Extract<BoundsMode, { kind: 'cgroup' }>;
 }
 
 /** A run ready to spawn. */

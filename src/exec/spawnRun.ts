@@ -22,7 +22,7 @@ export interface SpawnSettings {
   startedAt: number;
   /** Words for a sandbox mount found full (limits.mountBound). */
   mountBound?: (mount: string) => string;
-  /** With a delegated cgroup v2 tree: the run's own cgroup, and the words for the bounds it can hit. */
+  /** Where runs get cgroups: the run's own, and the words for the bounds it can hit. */
   cgroup?: { group: RunCgroup; memory: string; processes: string };
 }
 
@@ -31,6 +31,8 @@ const GATE = ['/bin/sh', '-c', 'read -r _ <&5; exec 5<&-; exec "$@"', 'skillbot-
 const GATE_FD = 5;
 
 const DEFAULT_KILL_GRACE_MS = 2000;
+/** How often a run's cgroup counters are read for a bound hit (two small reads). */
+const BOUND_POLL_MS = 100;
 
 /**
  * Inside the sandbox the interpreter is missing when bwrap says so: the sandbox starts, then exec fails.
@@ -62,7 +64,7 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     gate?.on('error', () => undefined);
     try {
       if (child.pid === undefined) throw new Error('the run did not start');
-      settings.cgroup.group.add(child.pid);
+      await settings.cgroup.group.add(child.pid);
       gate?.end('\n');
     } catch (error) {
       // Never run it outside its bounds.
@@ -73,21 +75,31 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   }
   const report = collect(child.stdio[REPORT_FD] as Readable | undefined);
   const info = collect(child.stdio[INFO_FD] as Readable | undefined);
+  // A run whose cgroup bound was hit is stopped as a whole: the kernel killed one of its processes (or refused a
+  // fork), and what is left would carry on with a part missing.
+  const boundHit = new AbortController();
+  const group = settings.cgroup?.group;
+  const watch = group === undefined ? undefined : setInterval(() => {
+    const hit = group.hit();
+    if (hit.memory || hit.processes) boundHit.abort();
+  }, BOUND_POLL_MS);
   const run = await supervise(child, {
     timeoutMs: settings.timeoutMs,
     killGraceMs: settings.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     maxOutputBytes: settings.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-    abortSignal: settings.signal,
+    abortSignal: settings.signal === undefined ? boundHit.signal : AbortSignal.any([settings.signal, boundHit.signal]),
     onSignalError: (error) => settings.logger?.warn({ err: error, script: request.script }, 'could not signal a skill process group'),
     ...(prepared.sandboxed ? { killSandbox: () => killInit(info.text()) } : {}),
   });
+  clearInterval(watch);
   const result = toResult(run, prepared.interpreter, settings.timeoutMs, settings.startedAt);
   if (!prepared.sandboxed) return result;
   let reported = asBwrapReported(result);
-  const hit = settings.cgroup?.group.hit();
-  if (settings.cgroup !== undefined && hit !== undefined && result.status !== 'ok') {
+  const hit = group?.hit();
+  if (settings.cgroup !== undefined && hit !== undefined && settings.signal?.aborted !== true) {
     const bounds = [...(hit.memory ? [settings.cgroup.memory] : []), ...(hit.processes ? [settings.cgroup.processes] : [])];
-    if (bounds.length > 0) reported = { ...reported, reason: `${reported.reason ?? 'the script failed'}; ${bounds.join('; ')}` };
+    // Even a run that ended 0 lost a process to the bound: it failed, and says which bound.
+    if (bounds.length > 0) reported = { ...reported, status: 'failed', reason: bounds.join('; ') };
   }
   const full = result.status === 'ok' ? [] : fullMounts(await report.done());
   if (full.length === 0 || settings.mountBound === undefined) return reported;

@@ -1,13 +1,13 @@
-// The per-run cgroup of issue 19. This CI host has cgroup v1 controllers (no delegated v2 tree), so the kernel's
-// side (memory.max killing, pids.max refusing) cannot run here: what is checked is that the mode is found and told
-// honestly, and, on a folder laid out like a delegated cgroup v2 tree, what the bot writes there and that a run is
-// held until it is moved in.
+// The per-run cgroup of issue 19. On this CI host (root, memory and pids on cgroup v1) the kernel's side runs for
+// real: a run that fills memory with many processes or a big /tmp is stopped at the bound for the whole run. A
+// delegated cgroup v2 tree cannot be made here, so that mode is checked on a folder laid out like one: what the
+// bot writes there and that a run is held until it is moved in.
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { describeBoundsMode, detectBoundsMode } from '../../src/exec/runCgroup.ts';
+import { type BoundsMode, describeBoundsMode, detectBoundsMode } from '../../src/exec/runCgroup.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
 const MOUNTINFO = (mount: string) => `31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n40 31 0:36 / ${mount} rw,nosuid - cgroup2 cgroup2 rw\n`;
@@ -36,8 +36,15 @@ describe('bounds per run as a whole', () => {
     await mkdir(own);
     await writeFile(path.join(own, 'cgroup.controllers'), 'cpu memory pids\n');
     await writeFile(path.join(own, 'cgroup.subtree_control'), '');
+    // A run's cgroup left by a bot that died goes at start; one of a live bot stays.
+    const stale = path.join(own, 'skillbot-runs', 'run-4194303-7');
+    const live = path.join(own, 'skillbot-runs', `run-${process.pid}-999`);
+    await mkdir(stale, { recursive: true });
+    await mkdir(live);
     const mode = detectBoundsMode({ selfCgroup: '0::/bot.service\n', mountinfo: MOUNTINFO(tree), pid: 4242 });
-    expect(mode).toEqual({ kind: 'cgroup', runsDir: path.join(own, 'skillbot-runs') });
+    expect(mode).toEqual({ kind: 'cgroup', version: 2, runsDir: path.join(own, 'skillbot-runs') });
+    expect(await readdir(path.join(own, 'skillbot-runs'))).toEqual(expect.arrayContaining([`run-${process.pid}-999`]));
+    expect(await readdir(path.join(own, 'skillbot-runs'))).not.toContain('run-4194303-7');
     expect(await readFile(path.join(own, 'skillbot-bot', 'cgroup.procs'), 'utf8')).toBe('4242');
     expect(await readFile(path.join(own, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids');
 
@@ -60,5 +67,78 @@ describe('bounds per run as a whole', () => {
     clearInterval(watch);
     expect(result).toMatchObject({ status: 'ok', stdout: 'hello\n' });
     expect(seen.some((line) => /^536870912\|64\|\d+$/.test(line))).toBe(true);
+  });
+});
+
+const host = detectBoundsMode();
+// CI runs as root on a host whose cgroups the bot may write: there the bound must hold, never be skipped.
+if (process.env.CI === 'true' && host.kind !== 'cgroup') throw new Error(`CI needs a cgroup per run here, but: ${describeBoundsMode(host)}`);
+
+describe.runIf(host.kind === 'cgroup')('bounds per run as a whole, by this host\'s kernel', () => {
+  const MIB = 1024 * 1024;
+  const BOUND = 256 * MIB;
+  let skill: TempSkill;
+  beforeEach(async () => {
+    skill = await makeSkill();
+  });
+  afterEach(async () => {
+    await skill.remove();
+  });
+
+  /** The most memory any run's cgroup held while `work` ran, as the kernel counted it (read every 10 ms). */
+  async function peakWhile<T>(mode: BoundsMode, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+    if (mode.kind !== 'cgroup') throw new Error('no cgroup mode');
+    const runsDir = mode.version === 2 ? mode.runsDir : mode.memoryRunsDir;
+    const file = mode.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes';
+    let peak = 0;
+    const watch = setInterval(() => {
+      void readdir(runsDir).then(async (entries) => {
+        for (const entry of entries.filter((name) => name.startsWith('run-'))) {
+          const used = Number(await readFile(path.join(runsDir, entry, file), 'utf8').catch(() => '0'));
+          peak = Math.max(peak, used);
+        }
+      });
+    }, 10);
+    try {
+      return { result: await work(), peak };
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  it('stop six processes of 100 MiB each at 256 MiB for the whole run, and say which bound', async () => {
+    await skill.write(
+      'scripts/fill.py',
+      [
+        'import os, time',
+        'kids = []',
+        'for _ in range(6):',
+        '    pid = os.fork()',
+        '    if pid == 0:',
+        '        block = bytearray(100 * 1024 * 1024)',
+        '        for at in range(0, len(block), 4096): block[at] = 1',
+        '        time.sleep(5)',
+        '        os._exit(0)',
+        '    kids.append(pid)',
+        'print([os.waitpid(kid, 0)[1] for kid in kids])',
+        '',
+      ].join('\n'),
+    );
+    const executor = createExecutor({ timeoutMs: 30_000, limits: { memoryBytes: BOUND } });
+    const { result, peak } = await peakWhile(host, () => executor.run({ skillDir: skill.dir, script: 'scripts/fill.py' }));
+    expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(/memory bound \(256 MiB for the whole run.*SCRIPT_MEMORY_MB/) });
+    // Stopped as a whole when the kernel killed one: not left to sleep its 5 s.
+    expect(result.durationMs).toBeLessThan(4000);
+    expect(peak).toBeGreaterThan(150 * MIB);
+    expect(peak).toBeLessThanOrEqual(BOUND);
+  });
+
+  it('count a /tmp filled past the memory bound against the run, tmpfs pages and all', async () => {
+    await skill.write('scripts/tmpfill.sh', '#!/bin/sh\nfor part in 1 2 3 4; do head -c 90000000 /dev/zero > /tmp/fill$part; done\necho wrote\nsleep 5\n');
+    // /tmp may hold 1 GiB on its own, the run 256 MiB in all: the run's bound is the one that holds.
+    const executor = createExecutor({ timeoutMs: 30_000, limits: { memoryBytes: BOUND, tmpBytes: 1024 * MIB } });
+    const { result, peak } = await peakWhile(host, () => executor.run({ skillDir: skill.dir, script: 'scripts/tmpfill.sh' }));
+    expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(/memory bound/) });
+    expect(peak).toBeLessThanOrEqual(BOUND);
   });
 });
