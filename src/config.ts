@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { SandboxLimits } from './exec/limits.ts';
 import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
 import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
+import { redactStoreUrl } from './store/storeUrl.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
 
@@ -228,7 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((dir) => expandHome(dir, optional(env.HOME) ?? homedir()));
   const storeUrl = optional(env.STORE_URL) ?? 'sqlite://./data/skillbot.sqlite';
   if (!/^(sqlite:\/\/.+|redis:\/\/.+|rediss:\/\/.+|memory:\/\/)$/.test(storeUrl)) {
-    throw new ConfigError(`STORE_URL must be sqlite://PATH, redis://HOST:PORT or memory:// (got "${storeUrl}").`);
+    throw new ConfigError(`STORE_URL must be sqlite://PATH, redis://HOST:PORT or memory:// (got "${redactStoreUrl(storeUrl)}").`);
   }
   const stateKey = optional(env.SKILLBOT_STATE_KEY);
   if (stateKey !== undefined && stateKey.length < 32) {

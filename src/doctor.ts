@@ -9,7 +9,7 @@ import { stateKeyCheck } from './approvals/index.ts';
 import { silentLogger } from './log.ts';
 import { HostView, missingOnHost, scanSkillDependencies, shortMissing } from './skills/dependencies/index.ts';
 import { validateFolders, type FolderValidation } from './skills/validateFolders.ts';
-import { createStore } from './store/createStore.ts';
+import { createStore, redactStoreUrl } from './store/createStore.ts';
 
 type Verdict = 'ok' | 'warn' | 'FAIL';
 export interface Check {
@@ -97,18 +97,20 @@ function stateKey(config: Config): Check {
 }
 
 async function store(config: Config): Promise<Check> {
+  // STORE_URL may hold a password: never printed.
+  const where = `STORE_URL ${redactStoreUrl(config.storeUrl)}`;
   try {
     const opened = await createStore(config.storeUrl);
     try {
       const reachable = await opened.ping();
       return reachable
         ? { verdict: 'ok', name: 'store', text: `${opened.kind} reachable` }
-        : { verdict: 'FAIL', name: 'store', text: `${config.storeUrl} does not answer` };
+        : { verdict: 'FAIL', name: 'store', text: `${where} does not answer` };
     } finally {
       await opened.close();
     }
   } catch (error) {
-    return { verdict: 'FAIL', name: 'store', text: `${config.storeUrl} cannot be opened (${(error as Error).message.split('\n')[0]})` };
+    return { verdict: 'FAIL', name: 'store', text: `${where} cannot be opened (${(error as Error).message.split('\n')[0]})` };
   }
 }
 

@@ -5,7 +5,7 @@ import { SqliteStore } from './sqliteStore.ts';
 import { parseStoreUrl } from './storeUrl.ts';
 import type { Store } from './types.ts';
 
-export { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl } from './storeUrl.ts';
+export { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, redactStoreUrl } from './storeUrl.ts';
 export { StoreError } from './storeError.ts';
 
 export interface CreateStoreOptions {

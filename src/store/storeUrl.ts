@@ -8,7 +8,7 @@ const ACCEPTED = 'sqlite://PATH (e.g. sqlite://./data/skillbot.sqlite), redis://
 export class StoreUrlError extends Error {
   override readonly name = 'StoreUrlError';
   constructor(url: string, reason: string) {
-    super(`STORE_URL "${redact(url)}" ${reason}: use ${ACCEPTED}`);
+    super(`STORE_URL "${redactStoreUrl(url)}" ${reason}: use ${ACCEPTED}`);
   }
 }
 
@@ -18,8 +18,10 @@ export type StoreLocation =
   | { kind: 'redis'; url: string; display: string };
 
 /** Hides a password in a URL before it reaches a message or a log line. */
-function redact(url: string): string {
-  return url.replace(/^([a-z]+:\/\/)([^@/]*)@/i, (_all, scheme: string) => `${scheme}***@`);
+export function redactStoreUrl(url: string): string {
+  if (/^sqlite:/i.test(url)) return url; // a file path: an '@' in it is no password
+  // Up to the last '@': a password someone forgot to percent-encode may hold '@' or '/' itself.
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, (_all, scheme: string) => `${scheme}***@`);
 }
 
 /** Reads STORE_URL. A relative sqlite PATH is relative to `cwd`. */

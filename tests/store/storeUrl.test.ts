@@ -32,5 +32,8 @@ describe('STORE_URL', () => {
   it('never repeats a password in the error', () => {
     expect(() => parseStoreUrl('rediss://user:hunter2@cache:6379/db')).toThrow(/rediss:\/\/\*\*\*@cache/);
     expect(() => parseStoreUrl('rediss://user:hunter2@cache:6379/db')).not.toThrow(/hunter2/);
+    // Not percent-encoded, '@' and '/' in a password would otherwise leave part of it in view.
+    expect(() => parseStoreUrl('redis://:hun@ter/2@cache:6379')).toThrow(/"redis:\/\/\*\*\*@cache:6379"/);
+    expect(() => parseStoreUrl('redis://:hun@ter/2@cache:6379')).not.toThrow(/ter/);
   });
 });
