@@ -26,8 +26,8 @@ export interface MemoryLife {
 }
 
 /** Samples of a life's first seconds are start-up, not steady state. */
-const WARM_UP_MS = 10_000;
-const MIN_SAMPLES = 6;
+const WARM_UP_MS = 5_000;
+const MIN_SAMPLES = 10;
 const FLAT_WITHIN = 0.2;
 
 export function percentile(values: number[], p: number): number {

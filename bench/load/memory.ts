@@ -9,7 +9,7 @@ export interface MemorySample {
   turns: number;
 }
 
-const SAMPLE_EVERY_MS = 2_000;
+const SAMPLE_EVERY_MS = 500;
 
 function metricSum(text: string, name: string): number | undefined {
   let total: number | undefined;

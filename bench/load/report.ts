@@ -38,7 +38,7 @@ export function printReport(report: RunReport): boolean {
   out.push(line('script turns (incl. the person clicking)', latencies(report.sent, (message) => message.script)));
   out.push('', 'Figures');
   for (const [label, value] of report.figures) out.push(line(label, value));
-  out.push('', 'Memory (RSS from /metrics while answering, after 10 s of warm-up, per process life)');
+  out.push('', 'Memory (RSS from /metrics while answering, after 5 s of warm-up, sampled every 0.5 s, per process life)');
   for (const life of report.memory) {
     const verdict = life.flat === undefined ? 'too short to judge' : life.flat ? 'flat' : 'GROWING';
     out.push(line(life.label, `first ${life.firstMiB.toFixed(1)} / max ${life.maxMiB.toFixed(1)} / last ${life.lastMiB.toFixed(1)} MiB, ${life.samples} samples, last/first third ${life.growth.toFixed(2)}: ${verdict}`));

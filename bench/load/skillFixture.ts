@@ -12,7 +12,7 @@ export const STYLE_SKILL_ID = 'style-guide';
 const SKILLS: Array<{ id: string; skillMd: string; script?: string }> = [
   {
     id: SCRIPT_SKILL_ID,
-    skillMd: `---\nname: ${SCRIPT_SKILL_ID}\ndescription: Count the files of the project and report the total.\n---\n# File tally\nRun scripts/tally.sh and report the number it prints.\n`,
+    skillMd: `---\nname: ${SCRIPT_SKILL_ID}\ndescription: Count the files of the project and report the total.\nrun-on-load: [scripts/tally.sh]\n---\n# File tally\nRun scripts/tally.sh and report the number it prints.\n`,
     script: `#!/bin/sh\necho "${SCRIPT_OUTPUT}"\n`,
   },
   {

@@ -1,0 +1,57 @@
+// Where skill code runs and what bounds it: the sandbox (SCRIPT_*) and each chat's workspace (WORKSPACE_*), read
+// from the environment.
+import type { SandboxLimits } from './exec/limits.ts';
+import { choiceVar, intVar, optional } from './envVars.ts';
+
+const MiB = 1024 * 1024;
+
+/** Each chat's workspace (WORKSPACE_*): where the folders live, their bounds, when an idle one is removed. */
+export interface WorkspaceSettings {
+  /** WORKSPACES_DIR: one folder per chat under it. */
+  root: string;
+  /** Whether WORKSPACES_DIR was set (a default that the sandbox cannot enter is replaced; a set one must work). */
+  rootSet: boolean;
+  maxBytes: number;
+  maxFiles: number;
+  ttlDays: number;
+}
+
+/** How skill processes are contained (SCRIPT_SANDBOX and the SCRIPT_* bounds). */
+export interface SandboxSettings {
+  /** `bwrap`: every skill process in bubblewrap, refused when that is unusable; `off`: bare, with a loud warning. */
+  mode: 'bwrap' | 'off';
+  limits: SandboxLimits;
+  /** Skill processes one chat may run at once. */
+  maxPerChat: number;
+  /** When the bot runs as root, slot N's sandbox runs as uid and gid `uidBase + N` (SCRIPT_SANDBOX_UID_BASE). */
+  uidBase: number;
+}
+
+export function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
+  return {
+    mode: choiceVar(env, 'SCRIPT_SANDBOX', ['bwrap', 'off'] as const, 'bwrap'),
+    limits: {
+      maxProcesses: intVar(env, 'SCRIPT_MAX_PROCESSES', 256, 8, 65_536),
+      memoryBytes: intVar(env, 'SCRIPT_MEMORY_MB', 1024, 64, 1_048_576) * MiB,
+      maxFileBytes: intVar(env, 'SCRIPT_MAX_FILE_MB', 100, 1, 1_048_576) * MiB,
+      cpuSeconds: intVar(env, 'SCRIPT_CPU_SECONDS', 60, 1, 86_400),
+      maxOpenFiles: intVar(env, 'SCRIPT_MAX_OPEN_FILES', 1024, 32, 1_048_576),
+      homeBytes: intVar(env, 'SCRIPT_HOME_MB', 256, 1, 1_048_576) * MiB,
+      tmpBytes: intVar(env, 'SCRIPT_TMP_MB', 256, 1, 1_048_576) * MiB,
+      shmBytes: 64 * MiB,
+    },
+    maxPerChat: intVar(env, 'SCRIPT_MAX_PER_CHAT', 2, 1, 64),
+    // Never root's or a system account's uid; room left below the 32-bit limit for every slot.
+    uidBase: intVar(env, 'SCRIPT_SANDBOX_UID_BASE', 100_000, 1000, 4_294_000_000),
+  };
+}
+
+export function workspaceSettings(env: NodeJS.ProcessEnv): WorkspaceSettings {
+  return {
+    root: optional(env.WORKSPACES_DIR) ?? './data/workspaces',
+    rootSet: optional(env.WORKSPACES_DIR) !== undefined,
+    maxBytes: intVar(env, 'WORKSPACE_MAX_MB', 512, 1, 1_048_576) * MiB,
+    maxFiles: intVar(env, 'WORKSPACE_MAX_FILES', 10_000, 10, 10_000_000),
+    ttlDays: intVar(env, 'WORKSPACE_TTL_DAYS', 30, 1, 3650),
+  };
+}
