@@ -157,7 +157,7 @@ export async function prepareRun(
     infoFd: INFO_FD,
   };
   const limits = { ...plan.limits, maxFileBytes: Math.max(1, Math.min(plan.limits.maxFileBytes, fileBytes)) };
-  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], network ? { nodePath: plan.nodePath } : undefined);
+  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], network ? { nodePath: plan.nodePath } : undefined, plan.cgroups !== undefined);
   return {
     command: plan.prlimitPath,
     args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],

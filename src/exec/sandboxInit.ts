@@ -8,6 +8,11 @@ import { EGRESS_SOCKET_INSIDE } from './sandbox.ts';
 export const REPORT_FD = 3;
 /** The fd on which bwrap writes its `--info-fd` JSON (the host pid of the sandbox's init). */
 export const INFO_FD = 4;
+/**
+ * In cgroup mode, the fd on which the sandbox's first process waits until the bot has moved it into the run's
+ * cgroup, so nothing of the script forks outside it; the script never has it.
+ */
+export const GATE_FD = 5;
 /** The loopback port, inside the sandbox's own network namespace, where the bridge listens. */
 export const PROXY_PORT = 3128;
 
@@ -29,6 +34,11 @@ rc=$?
 [ $rc -eq 0 ] || stat -f -c '%n %a %S' ${SIZED_MOUNTS.join(' ')} >&${REPORT_FD}
 exit $rc`;
 
+const SHELL_GATE = `read -r _ <&${GATE_FD} || exit 1; exec ${GATE_FD}<&-\n`;
+
+// Holds node before it starts anything: a failed read ends the run rather than run it outside its cgroup.
+const NODE_GATE = `try { require('node:fs').readSync(${GATE_FD}, Buffer.alloc(1)); require('node:fs').closeSync(${GATE_FD}); } catch { process.exit(1); }\n`;
+
 // Runs with the bot's node inside the sandbox: listens on 127.0.0.1:PORT and pipes every connection to the egress
 // proxy's unix socket, then runs the rest of its argv and exits as it does.
 const BRIDGE = `const net = require('node:net');
@@ -45,10 +55,13 @@ server.listen(${PROXY_PORT}, '127.0.0.1', () => {
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (require('node:os').constants.signals[signal] ?? 1)));
 });`;
 
-/** The argv bwrap runs: [bridge →] wrapper → interpreter and script. */
-export function innerCommand(command: string[], network: { nodePath: string } | undefined): string[] {
-  const wrapped = ['/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
-  return network === undefined ? wrapped : [network.nodePath, '-e', BRIDGE, '--', ...wrapped];
+/**
+ * The argv bwrap runs: [bridge →] wrapper → interpreter and script. `gated`: the first of them waits on GATE_FD
+ * (cgroup mode), which the bot closes once the process is in the run's cgroup.
+ */
+export function innerCommand(command: string[], network: { nodePath: string } | undefined, gated = false): string[] {
+  if (network !== undefined) return [network.nodePath, '-e', `${gated ? NODE_GATE : ''}${BRIDGE}`, '--', '/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
+  return ['/bin/sh', '-c', `${gated ? SHELL_GATE : ''}${WRAPPER}`, 'skillbot-run', ...command];
 }
 
 /** The variables that point ordinary tools (curl, pip, python, wget) at the bridge. */

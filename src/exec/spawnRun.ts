@@ -9,7 +9,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCap.ts';
 import type { CheckedRequest } from './request.ts';
 import { toResult } from './results.ts';
 import type { PreparedRun } from './runPlan.ts';
-import { INFO_FD, REPORT_FD, fullMounts } from './sandboxInit.ts';
+import { GATE_FD, INFO_FD, REPORT_FD, fullMounts } from './sandboxInit.ts';
 import { supervise } from './supervise.ts';
 import type { ExecResult } from './types.ts';
 
@@ -26,10 +26,6 @@ export interface SpawnSettings {
   cgroup?: { group: RunCgroup; memory: string; processes: string };
 }
 
-// Holds the run until the bot has moved it into its cgroup (fd 5 closes), so nothing forks outside it first.
-const GATE = ['/bin/sh', '-c', 'read -r _ <&5; exec 5<&-; exec "$@"', 'skillbot-gate'];
-const GATE_FD = 5;
-
 const DEFAULT_KILL_GRACE_MS = 2000;
 /** How often a run's cgroup counters are read for a bound hit (two small reads). */
 const BOUND_POLL_MS = 100;
@@ -42,10 +38,10 @@ const BWRAP_EXEC_FAILED = /^bwrap: execvp (\S+): (.+)$/m;
 
 export async function spawnPrepared(prepared: PreparedRun, request: CheckedRequest, settings: SpawnSettings): Promise<ExecResult> {
   // node's own spawn: execa's stdio machinery costs several ms per run and we read the pipes ourselves anyway.
-  // A sandboxed run has two more pipes: the wrapper's report of full mounts (fd 3) and bwrap's --info-fd (fd 4).
+  // A sandboxed run has two more pipes: the wrapper's report of full mounts (fd 3) and bwrap's --info-fd (fd 4);
+  // in cgroup mode a third, the gate (fd 5) its first process waits on.
   const extra = prepared.sandboxed ? (settings.cgroup === undefined ? (['pipe', 'pipe'] as const) : (['pipe', 'pipe', 'pipe'] as const)) : ([] as const);
-  const [command, args] = settings.cgroup === undefined ? [prepared.command, prepared.args] : [GATE[0] as string, [...GATE.slice(1), prepared.command, ...prepared.args]];
-  const child = spawn(command, args, {
+  const child = spawn(prepared.command, prepared.args, {
     shell: false,
     cwd: prepared.cwd,
     // Everything inside, PID 1 included, inherits this environ, readable there: the allowlisted environment only.
@@ -59,22 +55,9 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     child.stdin.on('error', () => undefined);
     child.stdin.end(request.stdin);
   }
-  if (settings.cgroup !== undefined) {
-    const gate = (child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD] ?? undefined;
-    gate?.on('error', () => undefined);
-    try {
-      if (child.pid === undefined) throw new Error('the run did not start');
-      await settings.cgroup.group.add(child.pid);
-      gate?.end('\n');
-    } catch (error) {
-      // Never run it outside its bounds.
-      child.kill('SIGKILL');
-      gate?.destroy();
-      settings.logger?.warn({ err: error, script: request.script }, 'could not move a run into its cgroup');
-    }
-  }
   const report = collect(child.stdio[REPORT_FD] as Readable | undefined);
   const info = collect(child.stdio[INFO_FD] as Readable | undefined);
+  const joined = settings.cgroup === undefined ? undefined : joinCgroup((child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD], info, settings.cgroup.group, request, settings.logger);
   // A run whose cgroup bound was hit is stopped as a whole: the kernel killed one of its processes (or refused a
   // fork), and what is left would carry on with a part missing.
   const boundHit = new AbortController();
@@ -92,6 +75,7 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     ...(prepared.sandboxed ? { killSandbox: () => killInit(info.text()) } : {}),
   });
   clearInterval(watch);
+  await joined;
   const result = toResult(run, prepared.interpreter, settings.timeoutMs, settings.startedAt);
   if (!prepared.sandboxed) return result;
   let reported = asBwrapReported(result);
@@ -107,28 +91,80 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   return { ...reported, reason: `${reported.reason ?? 'the script failed'}; ${bounds}` };
 }
 
+/**
+ * Moves the sandbox's first process (bwrap names it on --info-fd) into the run's cgroup while it waits at the gate,
+ * then opens the gate. The kernel's wait for joining a cgroup thus overlaps bwrap setting up the sandbox. A process
+ * that cannot be moved is killed: never run outside its bounds.
+ */
+async function joinCgroup(gate: Writable | null | undefined, info: Collected, group: RunCgroup, request: CheckedRequest, logger: Logger | undefined): Promise<void> {
+  gate?.on('error', () => undefined);
+  const pid = sandboxInitPid(await info.until((text) => sandboxInitPid(text) !== undefined));
+  if (pid === undefined) {
+    // bwrap ended before starting anything: nothing to hold.
+    gate?.destroy();
+    return;
+  }
+  try {
+    await group.add(pid);
+    gate?.end('\n');
+  } catch (error) {
+    killInit(info.text());
+    gate?.destroy();
+    logger?.warn({ err: error, script: request.script }, 'could not move a run into its cgroup');
+  }
+}
+
+interface Collected {
+  text: () => string;
+  done: () => Promise<string>;
+  /** Resolves with the text once `ready` says so, or when the pipe closes. */
+  until: (ready: (text: string) => boolean) => Promise<string>;
+}
+
 /** The text a pipe carries, kept small (bwrap's info JSON, the wrapper's few report lines). */
-function collect(stream: Readable | undefined): { text: () => string; done: () => Promise<string> } {
+function collect(stream: Readable | undefined): Collected {
   let text = '';
+  const waiting = new Set<() => void>();
   const closed =
     stream === undefined
       ? Promise.resolve()
       : new Promise<void>((resolve) => {
           stream.on('data', (chunk: Buffer) => {
             if (text.length < 4096) text += chunk.toString('utf8');
+            for (const wake of waiting) wake();
           });
           stream.on('error', () => resolve());
           stream.once('close', () => resolve());
         });
+  const until = (ready: (text: string) => boolean) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        if (!ready(text)) return;
+        waiting.delete(check);
+        resolve(text);
+      };
+      waiting.add(check);
+      check();
+      void closed.then(() => {
+        waiting.delete(check);
+        resolve(text);
+      });
+    });
   // Every process of the sandbox is gone when this is asked: the pipe closes at once, or never will.
   const done = () => Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, 200).unref())]).then(() => text);
-  return { text: () => text, done };
+  return { text: () => text, done, until };
+}
+
+/** The host pid of the sandbox's init, from bwrap's info JSON. */
+function sandboxInitPid(info: string): number | undefined {
+  const pid = Number(/"child-pid":\s*(\d+)/.exec(info)?.[1]);
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
 }
 
 /** SIGKILLs the sandbox's init named in bwrap's info JSON; the PID namespace dies with it. */
 function killInit(info: string): boolean {
-  const pid = Number(/"child-pid":\s*(\d+)/.exec(info)?.[1]);
-  if (!Number.isInteger(pid) || pid <= 1) return false;
+  const pid = sandboxInitPid(info);
+  if (pid === undefined) return false;
   try {
     process.kill(pid, 'SIGKILL');
     return true;

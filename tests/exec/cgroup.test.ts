@@ -133,6 +133,18 @@ describe.runIf(host.kind === 'cgroup')('bounds per run as a whole, by this host\
     expect(peak).toBeLessThanOrEqual(BOUND);
   });
 
+  it("hold a script and what it starts in the run's cgroup from its first line, networked or not", async () => {
+    await skill.write('scripts/where.sh', '#!/bin/sh\ngrep -E ":(memory|pids):" /proc/self/cgroup\n(grep -E ":(memory|pids):" /proc/self/cgroup)\n');
+    const executor = createExecutor({ timeoutMs: 30_000 });
+    for (const network of [false, true]) {
+      const result = await executor.run({ skillDir: skill.dir, script: 'scripts/where.sh', network });
+      expect(result.status).toBe('ok');
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(4);
+      for (const line of lines) expect(line).toMatch(/^\d+:(memory|pids):.*\/skillbot-runs\/run-\d+-\d+$/);
+    }
+  });
+
   it('count a /tmp filled past the memory bound against the run, tmpfs pages and all', async () => {
     await skill.write('scripts/tmpfill.sh', '#!/bin/sh\nfor part in 1 2 3 4; do head -c 90000000 /dev/zero > /tmp/fill$part; done\necho wrote\nsleep 5\n');
     // /tmp may hold 1 GiB on its own, the run 256 MiB in all: the run's bound is the one that holds.
