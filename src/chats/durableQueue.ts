@@ -23,6 +23,8 @@ export interface DurableQueueOptions {
 
 /** A message nobody answered for a week (no instance ran its platform) is dropped by the next that can, not kept. */
 const GIVE_UP_MS = 7 * 24 * 60 * 60 * 1000;
+/** Half a second: a dead instance's chats are taken within the liveness TTL and half a second more. */
+const DEFAULT_SWEEP_MS = 500;
 
 export interface QueueStopOptions {
   /** True once waiting longer for the running turns is pointless (each waits on a person). */
@@ -61,7 +63,7 @@ export class DurableQueue {
 
   /** Starts the sweeper, and at once picks up whatever waits from before (a restart). */
   start(): void {
-    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepMs ?? 1_000);
+    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepMs ?? DEFAULT_SWEEP_MS);
     this.sweeper.unref();
     void this.sweep();
   }
