@@ -4,10 +4,10 @@
 // without following links, and files with other hard links are refused (src/workspace/safeFiles.ts).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { scanTree } from '../exec/workspaceTree.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { SANDBOX_PATHS } from '../sandboxPaths.ts';
 import { entryAt, readInside, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
+import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize } from './inputFiles.ts';
 import type { ToolOutcome } from './loop.ts';
 import { type EditorInput, editorInput } from './tools.ts';
@@ -55,12 +55,8 @@ async function readText(target: Target): Promise<string> {
 
 /** Refuses a write that would take the workspace over its bound. */
 async function checkRoom(turn: TurnContext, target: Target, bytes: number): Promise<void> {
-  const existing = await entryAt(target.root, target.rel, target.shown);
-  const usage = await scanTree(turn.workspace.dir);
-  const after = usage.bytes - (existing?.info.isFile() === true ? existing.info.size : 0) + bytes;
-  if (after > turn.workspace.maxBytes || (existing === undefined && usage.files + 1 > turn.workspace.maxFiles)) {
-    throw new WorkspacePathError(`workspace limit reached (${Math.round(turn.workspace.maxBytes / (1024 * 1024))} MiB, ${turn.workspace.maxFiles} files); remove files first`);
-  }
+  const problem = await workspaceRoomProblem(turn.workspace, [{ rel: target.rel, bytes }]);
+  if (problem !== undefined) throw new WorkspacePathError(problem);
 }
 
 async function write(turn: TurnContext, target: Target, text: string): Promise<void> {

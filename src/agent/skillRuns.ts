@@ -12,6 +12,7 @@ import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
 import { visible } from '../text/visible.ts';
 import { SANDBOX_PATHS } from '../sandboxPaths.ts';
 import { entryAt, writeInside } from '../workspace/safeFiles.ts';
+import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize, safeFileName } from './inputFiles.ts';
 import { loadedSkillMounts } from './loadedSkills.ts';
 import { changedFiles, deliverOutputs } from './runReport.ts';
@@ -111,8 +112,19 @@ export async function runSkillCode(deps: ToolDeps, turn: TurnContext, skill: Ski
     ...(registered ? hookItems(skill, EXECUTE_HOOK_EVENTS) : []),
     ...(await fileItems(turn, calls)),
   ];
+  // Nobody is asked to approve what could not run: files that do not fit the workspace are refused first.
+  const noRoom = await workspaceRoomProblem(turn.workspace, calls.flatMap((call) => plannedWrites(modelFiles(call))));
+  if (noRoom !== undefined) return calls.map((call) => notRunForRoom(turn, skill, call, noRoom));
   const decision = await authorizeSkillCode(deps, turn, skill, items);
   return runApprovedScripts(deps, turn, skill, calls, decision, registered);
+}
+
+const plannedWrites = (files: Array<{ name: string; text: string }>) => files.map((file) => ({ rel: file.name, bytes: Buffer.byteLength(file.text, 'utf8') }));
+
+/** A call whose files do not fit: the person and the model are told which bound, and nothing runs. */
+function notRunForRoom(turn: TurnContext, skill: Skill, call: ScriptCall, problem: string): ScriptOutputView {
+  turn.notice(`${visible(`${skill.id}/${call.script}`)} did not run: ${problem}.`);
+  return { ...call, status: 'not_run', exitCode: null, stdout: '', stderr: '', truncated: false, note: `Not run: the files written for it do not fit: ${problem}.` };
 }
 
 /**
@@ -135,11 +147,18 @@ export async function runApprovedScripts(
   const fire = async (event: HookEvent, details: HookDetails): Promise<HookReport[]> => (withHooks ? fireHooks(deps, scope, event, details) : []);
   const outputs: ScriptOutputView[] = [];
   for (const call of calls) {
+    // Checked again for each call: an earlier one may have filled the workspace.
+    const files = modelFiles(call);
+    const noRoom = await workspaceRoomProblem(turn.workspace, plannedWrites(files));
+    if (noRoom !== undefined) {
+      outputs.push(notRunForRoom(turn, skill, call, noRoom));
+      continue;
+    }
     const script = { path: call.script, args: call.args };
     const hookFailures = await fire('pre_execute', { script });
     turn.progress(`Running ${visible(`${skill.id}/${call.script}`)}…`);
     // Exactly the text the person approved, written just before the run.
-    for (const file of modelFiles(call)) await writeInside(turn.workspace.dir, file.name, file.name, Buffer.from(file.text, 'utf8'), turn.workspace.owner);
+    for (const file of files) await writeInside(turn.workspace.dir, file.name, file.name, Buffer.from(file.text, 'utf8'), turn.workspace.owner);
     const result = await deps.executor.run({
       skillDir: skill.dir,
       skillId: skill.id,

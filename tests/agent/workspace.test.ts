@@ -155,6 +155,21 @@ describe('the shell', () => {
     expect(seen[0]).toContain('workspace limit reached (2 MiB)');
     expect(reply).toContain('workspace limit reached (2 MiB)');
   });
+
+  it('files Claude writes for a script that would take the workspace over its bound: nobody is asked, nothing is written or run', async () => {
+    const apply = { name: 'sql-apply', body: 'Apply SQL: write it as `files`, then run `scripts/apply.sh`.', files: { 'scripts/apply.sh': '#!/bin/sh\necho applied\n' } };
+    harness = await startEngine({ skills: [apply], answer: 'yes_once', tweak: (config) => void (config.workspace.maxBytes = 1024 * 1024) });
+    const seen: string[] = [];
+    const big = 'x'.repeat(600_000);
+    harness.fake.setBrain(
+      steps([toolUseReply('run_skill_script', { skill_id: 'sql-apply', script: 'scripts/apply.sh', files: { 'a.sql': big, 'b.sql': big } }, say('Applying it.')), textReply('Did not fit.')], seen),
+    );
+    const { reply } = await harness.say('apply these');
+    expect(harness.asked).toHaveLength(0);
+    expect(seen[0]).toContain('workspace limit reached (1 MiB');
+    expect(seen[0]).not.toContain('applied');
+    expect(reply).toContain('sql-apply/scripts/apply.sh did not run: workspace limit reached (1 MiB');
+  });
 });
 
 describe('the editor never leaves the workspace', () => {
