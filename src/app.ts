@@ -112,7 +112,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const stateKey = loadStateKey(config);
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
   const sealer = createRecordSealer(stateKey.secret);
-  const store = await createStore(config.storeUrl, { logger });
+  const store = await createStore(config.storeUrl, { logger, instanceId });
   const registry = await SkillRegistry.open({
     roots: config.skillsDirs,
     logger,

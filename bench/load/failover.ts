@@ -3,6 +3,7 @@ import type { SentMessage } from './chatRun.ts';
 import { percentile } from './figures.ts';
 
 export interface Failover {
+  /** Chats of the dead instance with a message unanswered at the kill. */
   chats: number;
   /** Chats whose first answer after the kill waited on the person's click (a script turn): not a failover time. */
   waitedOnPerson: number;
@@ -25,8 +26,11 @@ export function failoverOf(chatIds: string[], killedAt: number, sent: SentMessag
   for (const chatId of chatIds) {
     const [world, threadTs] = chatId.split('/');
     const channel = world?.split(':')[2];
-    const answers = sent
-      .filter((message) => message.channel === channel && message.threadTs === threadTs && message.finalAt !== undefined && message.finalAt >= killedAt)
+    const ofChat = sent.filter((message) => message.channel === channel && message.threadTs === threadTs);
+    // A chat whose every message was answered before the kill (its lease not let go yet) had nothing to fail over.
+    if (ofChat.every((message) => message.finalAt !== undefined && message.finalAt < killedAt)) continue;
+    const answers = ofChat
+      .filter((message) => message.finalAt !== undefined && message.finalAt >= killedAt)
       .sort((a, b) => (a.finalAt ?? 0) - (b.finalAt ?? 0));
     const first = answers[0];
     if (first === undefined) unanswered += 1;
@@ -34,7 +38,7 @@ export function failoverOf(chatIds: string[], killedAt: number, sent: SentMessag
     else times.push((first.finalAt ?? 0) - killedAt);
   }
   return {
-    chats: chatIds.length,
+    chats: times.length + waitedOnPerson + unanswered,
     waitedOnPerson,
     unanswered,
     p50Ms: percentile(times, 50),

@@ -21,8 +21,23 @@ export function newInstanceId(): string {
   return `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
-export async function isInstanceAlive(store: Store, instanceId: string): Promise<boolean> {
-  return (await store.get<InstanceLivenessRecord>('leases', instanceLeaseKey(instanceId))) !== undefined;
+/**
+ * How long an instance whose connections are gone still counts as alive after its last beat: long enough for a
+ * live one to reconnect after a dropped connection (and beat again), far shorter than the record's TTL.
+ */
+export const DISCONNECTED_GRACE_MS = 1_500;
+
+/**
+ * Alive while its liveness record is fresh, except that an instance the store no longer sees connected
+ * (`isConnected`, Redis) and that has not beaten for DISCONNECTED_GRACE_MS is taken for dead at once:
+ * a killed process is noticed in about a second instead of when its record lapses.
+ */
+export async function isInstanceAlive(store: Store, instanceId: string, now: () => number = Date.now): Promise<boolean> {
+  const record = await store.get<InstanceLivenessRecord>('leases', instanceLeaseKey(instanceId));
+  if (record === undefined) return false;
+  if ((await store.isConnected?.(instanceId)) !== false) return true;
+  // beatAt is the other instance's clock: hosts' clocks must agree within a fraction of the grace (NTP does).
+  return now() - record.beatAt < DISCONNECTED_GRACE_MS;
 }
 
 export interface InstanceLivenessOptions {

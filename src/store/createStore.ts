@@ -18,6 +18,8 @@ export interface CreateStoreOptions {
   connectTimeoutMs?: number;
   /** A relative sqlite PATH is relative to this folder. */
   cwd?: string;
+  /** Redis only: this bot instance, named on its connections so others see when it is gone. */
+  instanceId?: string;
 }
 
 const DEFAULTS = { keyPrefix: 'skillbot:', purgeIntervalMs: 60_000, connectTimeoutMs: 5_000 };
@@ -40,6 +42,7 @@ export async function createStore(url: string, opts: CreateStoreOptions = {}): P
         logger,
         keyPrefix: opts.keyPrefix ?? DEFAULTS.keyPrefix,
         connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+        ...(opts.instanceId === undefined ? {} : { instanceId: opts.instanceId }),
       });
   }
 }

@@ -1,4 +1,5 @@
 import KeyvRedis, { createClient } from '@keyv/redis';
+import { clientNameFor, ConnectedInstances } from './redisClients.ts';
 import Keyv from 'keyv';
 import type { Logger } from '../log.ts';
 import { closeRedis, connectRedis, type RedisClient, withTimeout } from './redisConnection.ts';
@@ -108,11 +109,13 @@ export class RedisStore implements Store {
   readonly #prefix: string;
   readonly #timeoutMs: number;
   readonly #subscriber: RedisSubscriber;
+  readonly #connected: ConnectedInstances | undefined;
   #closed = false;
   #roundTrips = 0;
 
-  private constructor(client: RedisClient, keyPrefix: string, timeoutMs: number, subscriber: RedisSubscriber) {
+  private constructor(client: RedisClient, keyPrefix: string, timeoutMs: number, subscriber: RedisSubscriber, clientName: string | undefined) {
     this.#client = client;
+    this.#connected = clientName === undefined ? undefined : new ConnectedInstances(client, clientName);
     this.#prefix = keyPrefix;
     this.#timeoutMs = timeoutMs;
     this.#subscriber = subscriber;
@@ -129,10 +132,13 @@ export class RedisStore implements Store {
   /** Connects, failing with a clear error when the server does not answer within `connectTimeoutMs`. */
   static async open(
     where: { url: string; display: string },
-    opts: { logger: Logger; keyPrefix: string; connectTimeoutMs: number },
+    opts: { logger: Logger; keyPrefix: string; connectTimeoutMs: number; instanceId?: string },
   ): Promise<RedisStore> {
+    const name = opts.instanceId === undefined ? undefined : clientNameFor(opts.instanceId);
     const client: RedisClient = createClient({
       url: where.url,
+      // Named on every connect, so other instances see this one's connection (isConnected).
+      ...(name === undefined ? {} : { name }),
       disableOfflineQueue: true,
       socket: {
         connectTimeout: opts.connectTimeoutMs,
@@ -142,7 +148,7 @@ export class RedisStore implements Store {
     await connectRedis(client, { logger: opts.logger, display: where.display, connectTimeoutMs: opts.connectTimeoutMs, role: 'store' });
     opts.logger.debug({ redis: where.display }, 'redis store open');
     const subscriber = new RedisSubscriber(client, { logger: opts.logger, display: where.display, connectTimeoutMs: opts.connectTimeoutMs });
-    return new RedisStore(client, opts.keyPrefix, opts.connectTimeoutMs, subscriber);
+    return new RedisStore(client, opts.keyPrefix, opts.connectTimeoutMs, subscriber, name);
   }
 
   async get<T>(namespace: Namespace, key: string): Promise<T | undefined> {
@@ -302,6 +308,11 @@ export class RedisStore implements Store {
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
     return this.#run(`subscribe ${channel}`, async () => this.#subscriber.subscribe(this.#prefix + channel, handler));
+  }
+
+  async isConnected(instanceId: string): Promise<boolean | undefined> {
+    if (this.#closed || this.#connected === undefined) return undefined;
+    return (await this.#connected.get())?.has(clientNameFor(instanceId));
   }
 
   async ping(): Promise<boolean> {

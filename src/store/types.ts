@@ -24,6 +24,11 @@ export type AcceptOutcome = 'queued' | 'duplicate';
  */
 export interface Store {
   readonly kind: 'sqlite' | 'redis' | 'memory';
+  /**
+   * Whether the bot instance holds a connection to the store right now (Redis: by connection name); undefined
+   * where the store cannot tell. A dead process's connections close at once: a faster sign than its liveness record.
+   */
+  isConnected?(instanceId: string): Promise<boolean | undefined>;
   get<T>(namespace: Namespace, key: string): Promise<T | undefined>;
   set(namespace: Namespace, key: string, value: unknown, ttlMs?: number): Promise<void>;
   delete(namespace: Namespace, key: string): Promise<void>;
