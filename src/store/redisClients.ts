@@ -38,7 +38,8 @@ export class ConnectedInstances {
     try {
       clients = await this.client.clientList();
     } catch (error) {
-      if (/NOPERM|unknown command|ERR/i.test((error as Error).message)) this.#refused = true;
+      // Refused for good (an ACL, a server without the command); anything else may pass: ask again next time.
+      if (/NOPERM|unknown (sub)?command/i.test((error as Error).message)) this.#refused = true;
       return undefined;
     }
     const names = new Set(clients.map((entry) => entry.name ?? '').filter((name) => name.startsWith(NAME_PREFIX)));

@@ -1,7 +1,7 @@
 import KeyvRedis, { createClient } from '@keyv/redis';
-import { clientNameFor, ConnectedInstances } from './redisClients.ts';
 import Keyv from 'keyv';
 import type { Logger } from '../log.ts';
+import { clientNameFor, ConnectedInstances } from './redisClients.ts';
 import { closeRedis, connectRedis, type RedisClient, withTimeout } from './redisConnection.ts';
 import { RedisSubscriber } from './redisSubscriber.ts';
 import { StoreError, storeOperation } from './storeError.ts';
