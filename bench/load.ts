@@ -173,8 +173,18 @@ async function main(): Promise<void> {
   const questions = await Promise.all(
     [...watch.questions.values()].map(async (question) => ({ ...question, askedBy: await storeView.askedBy(question.approvalId) })),
   );
+  // A question seen unresolved: its record and every Slack call that named its message or id, to trace why.
+  const unresolved = await Promise.all(
+    questions
+      .filter((question) => question.resolvedAt === undefined)
+      .map(async (question) => ({
+        question,
+        record: await storeView.approval(question.approvalId),
+        calls: slack.calls.filter((call) => [question.ts, question.approvalId].some((needle) => JSON.stringify(call.params).includes(needle))),
+      })),
+  );
   // Kept with the logs when the run fails: what was sent and asked, for tracing one message through the logs.
-  await writeFile(join(run.logsDir, 'messages.json'), JSON.stringify({ sent, questions, timeline, lives: instances.flatMap((instance) => instance.lives) }, null, 1));
+  await writeFile(join(run.logsDir, 'messages.json'), JSON.stringify({ sent, questions, unresolved, timeline, lives: instances.flatMap((instance) => instance.lives) }, null, 1));
   const checks = computeChecks({ sent, threads: threadState, questions, lives, logs, leftovers, memory });
   if (timedOut) checks.push({ label: 'finished within the time limit', value: `no (${settings.timeLimitMs / 1000} s)`, pass: false });
   const failover = timeline.killedAt === undefined ? undefined : failoverOf(timeline.chatsOfKilled ?? [], timeline.killedAt, sent);

@@ -28,6 +28,11 @@ export class StoreView {
     return typeof record?.instanceId === 'string' ? record.instanceId : undefined;
   }
 
+  /** An approval record as it stands (for tracing a question the run saw unresolved). */
+  async approval(approvalId: string): Promise<unknown> {
+    return this.store.get<unknown>('approvals', approvalId);
+  }
+
   /** Chats with messages waiting whose lease an instance of process `pid` holds. */
   async chatsLeasedBy(pid: number): Promise<string[]> {
     const held: string[] = [];
