@@ -36,8 +36,9 @@ exit $rc`;
 
 const SHELL_GATE = `read -r _ <&${GATE_FD} || exit 1; exec ${GATE_FD}<&-\n`;
 
-// Holds node before it starts anything: a failed read ends the run rather than run it outside its cgroup.
-const NODE_GATE = `try { require('node:fs').readSync(${GATE_FD}, Buffer.alloc(1)); require('node:fs').closeSync(${GATE_FD}); } catch { process.exit(1); }\n`;
+// Holds node before it starts anything: a failed read, or the gate closed without its newline (the bot could not
+// move the run), ends the run rather than run it outside its cgroup.
+const NODE_GATE = `try { if (require('node:fs').readSync(${GATE_FD}, Buffer.alloc(1)) !== 1) process.exit(1); require('node:fs').closeSync(${GATE_FD}); } catch { process.exit(1); }\n`;
 
 // Runs with the bot's node inside the sandbox: listens on 127.0.0.1:PORT and pipes every connection to the egress
 // proxy's unix socket, then runs the rest of its argv and exits as it does.
