@@ -75,9 +75,10 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     ...(prepared.sandboxed ? { killSandbox: () => killInit(info.text()) } : {}),
   });
   clearInterval(watch);
-  await joined;
+  const notJoined = await joined;
   const result = toResult(run, prepared.interpreter, settings.timeoutMs, settings.startedAt);
   if (!prepared.sandboxed) return result;
+  if (notJoined !== undefined) return { ...result, status: 'failed', exitCode: null, reason: notJoined };
   let reported = asBwrapReported(result);
   const hit = group?.hit();
   if (settings.cgroup !== undefined && hit !== undefined && settings.signal?.aborted !== true) {
@@ -96,21 +97,23 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
  * then opens the gate. The kernel's wait for joining a cgroup thus overlaps bwrap setting up the sandbox. A process
  * that cannot be moved is killed: never run outside its bounds.
  */
-async function joinCgroup(gate: Writable | null | undefined, info: Collected, group: RunCgroup, request: CheckedRequest, logger: Logger | undefined): Promise<void> {
+async function joinCgroup(gate: Writable | null | undefined, info: Collected, group: RunCgroup, request: CheckedRequest, logger: Logger | undefined): Promise<string | undefined> {
   gate?.on('error', () => undefined);
   const pid = sandboxInitPid(await info.until((text) => sandboxInitPid(text) !== undefined));
   if (pid === undefined) {
     // bwrap ended before starting anything: nothing to hold.
     gate?.destroy();
-    return;
+    return undefined;
   }
   try {
     await group.add(pid);
     gate?.end('\n');
+    return undefined;
   } catch (error) {
     killInit(info.text());
     gate?.destroy();
     logger?.warn({ err: error, script: request.script }, 'could not move a run into its cgroup');
+    return `the run could not be moved into its cgroup (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so it was ended before the script started`;
   }
 }
 
