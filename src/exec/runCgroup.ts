@@ -4,6 +4,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from './runDirs.ts';
 
 /** How memory and processes are bounded for every run, found once per executor. */
 export type BoundsMode =
@@ -137,21 +138,12 @@ function version1(found: CgroupSources, all: Mount[]): BoundsMode | string {
 function sweepStaleRuns(runsDir: string): void {
   for (const entry of readdirSync(runsDir)) {
     const owner = Number(/^run-(\d+)-\d+$/.exec(entry)?.[1]);
-    if (!Number.isInteger(owner) || owner === process.pid || isAlive(owner)) continue;
+    if (!Number.isInteger(owner) || owner === process.pid || isProcessAlive(owner)) continue;
     try {
       rmdirSync(path.join(runsDir, entry));
     } catch {
       // Still holds processes (the kernel refuses): left as it is.
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

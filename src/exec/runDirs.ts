@@ -80,7 +80,7 @@ export function sweepStaleRunDirs(logger?: Logger, minAgeMs = 6 * 60 * 60 * 1000
     try {
       const info = lstatSync(dir);
       const owner = Number(/^(\d+)-/.exec(entry.slice(STALE_PREFIX.length))?.[1]);
-      const ownerGone = Number.isInteger(owner) && owner !== process.pid && !alive(owner);
+      const ownerGone = Number.isInteger(owner) && owner !== process.pid && !isProcessAlive(owner);
       if (!info.isDirectory() || (!ownerGone && now - info.mtimeMs < minAgeMs)) continue;
       rmSync(dir, { recursive: true, force: true });
       swept += 1;
@@ -92,7 +92,8 @@ export function sweepStaleRunDirs(logger?: Logger, minAgeMs = 6 * 60 * 60 * 1000
   return swept;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (one of another user counts: EPERM). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
