@@ -147,9 +147,6 @@ function loadFile(path: string): z.infer<typeof fileSchema> {
   return parsed.data;
 }
 
-
-
-
 /** A leading `~` (alone or before `/`) is the home folder, as a shell would read it in SKILLS_DIRS. */
 export function expandHome(dir: string, home: string = homedir()): string {
   const trimmed = dir.trim();
