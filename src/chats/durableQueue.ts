@@ -23,7 +23,7 @@ export interface DurableQueueOptions {
 
 /** A message nobody answered for a week (no instance ran its platform) is dropped by the next that can, not kept. */
 const GIVE_UP_MS = 7 * 24 * 60 * 60 * 1000;
-/** Half a second: a dead instance's chats are taken within the liveness TTL and half a second more. */
+/** A dead instance's chats are taken within half a second of it counting as gone (instanceLiveness.ts). */
 const DEFAULT_SWEEP_MS = 500;
 
 export interface QueueStopOptions {

@@ -203,10 +203,7 @@ export function createRunCgroup(mode: Extract<BoundsMode, { kind: 'cgroup' }>, b
 
 /** One line for `doctor` and the probe. */
 export function describeBoundsMode(mode: BoundsMode): string {
-  if (mode.kind === 'cgroup' && mode.version === 1) {
-    return `bounds per run as a whole: a cgroup v1 per run (memory.limit_in_bytes counts its processes and its tmpfs, pids.max its processes) under ${mode.memoryRunsDir} and ${mode.pidsRunsDir}`;
-  }
-  return mode.kind === 'cgroup'
-    ? `bounds per run as a whole: a cgroup v2 per run (memory.max counts its processes and its tmpfs, pids.max its processes) under ${mode.runsDir}`
-    : `bounds per process (rlimits), not per run as a whole: ${mode.why}; see docs/security.md#bounds`;
+  if (mode.kind === 'rlimits') return `bounds per process (rlimits), not per run as a whole: ${mode.why}; see docs/security.md#bounds`;
+  const [memoryFile, where] = mode.version === 2 ? ['memory.max', mode.runsDir] : ['memory.limit_in_bytes', `${mode.memoryRunsDir} and ${mode.pidsRunsDir}`];
+  return `bounds per run as a whole: a cgroup v${mode.version} per run (${memoryFile} counts its processes and its tmpfs, pids.max its processes) under ${where}`;
 }
