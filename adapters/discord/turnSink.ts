@@ -1,5 +1,6 @@
 // A turn's TurnSink in a Discord thread: typing, a status message with a Stop button from the start that shows
-// progress and then the answer as it is written, the answer split to fit.
+// progress and then the answer as it is written, the answer (led by what the model wrote before its tool calls)
+// split to fit.
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Logger } from '../../src/log.ts';
 import type { TurnSink } from '../../src/platform.ts';
@@ -37,10 +38,9 @@ export interface DiscordTurnSink extends TurnSink {
   close(): void;
 }
 
-/** The answer so far, as the status message shows it: its tail, marked unfinished. */
-function previewOf(draft: string): string {
-  const tail = draft.length > PREVIEW_CHARS ? `…${draft.slice(-PREVIEW_CHARS)}` : draft;
-  return `${tail} …`;
+/** A long text's latest words, as the status message shows them. */
+function tailOf(text: string): string {
+  return text.length > PREVIEW_CHARS ? `…${text.slice(-PREVIEW_CHARS)}` : text;
 }
 
 /**
@@ -53,6 +53,8 @@ export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, tur
   let updates: Promise<void> = Promise.resolve();
   let pending: string | undefined;
   let pumping = false;
+  /** Texts the model wrote before its tool calls: they lead the answer, so each shows once, in its place. */
+  const rounds: string[] = [];
   let draft = '';
   let previewTimer: NodeJS.Timeout | undefined;
   let lastPreviewAt = 0;
@@ -89,18 +91,22 @@ export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, tur
     clearTimeout(cap);
     endPreview();
   };
+  const written = () => [...rounds, draft].filter((text) => text.trim() !== '').join('\n\n');
+  /** What was written so far (its tail) with the step the turn is on under it. */
+  const withStep = (step: string) => (written() === '' ? step : `${tailOf(written())}\n\n${step}`);
   const showPreview = () => {
     previewTimer = undefined;
     if (closed || draft.trim() === '') return;
     lastPreviewAt = Date.now();
-    update(previewOf(draft));
+    update(`${tailOf(written())} …`);
   };
   // The turn shows itself at once, with its Stop button.
   update(WORKING_TEXT);
   return {
     progress(text) {
+      if (draft.trim() !== '') rounds.push(draft);
       endPreview();
-      update(`⏳ ${text}`);
+      update(withStep(`⏳ ${text}`));
     },
     partial(delta) {
       if (closed) return;
@@ -109,11 +115,12 @@ export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, tur
     },
     retrying() {
       endPreview();
-      update('⏳ The model call failed; trying again…');
+      update(withStep('⏳ The model call failed; trying again…'));
     },
+    /** The answer, led by the texts written before tool calls (each shown once, here). */
     async reply(markdown) {
       close();
-      const chunks = splitMessage(markdown, DISCORD_MESSAGES);
+      const chunks = splitMessage([...rounds, markdown].filter((text) => text.trim() !== '').join('\n\n'), DISCORD_MESSAGES);
       await updates;
       await outlet.answer(chunks.length > 0 ? chunks : ['(The answer was empty.)']);
     },

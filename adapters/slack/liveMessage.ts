@@ -1,13 +1,13 @@
-// The placeholder a turn shows while it works: posted once, then updated at most once a second, the latest
-// text winning; the final answer replaces it (or, when the answer was streamed as its own message, it goes).
-// While the turn runs it may carry controls (the Stop button): `blocksFor` adds them to each update.
+// A message shown through edits while a turn works: posted once (or taken over), then updated at most once a
+// second, the latest text winning. While the turn runs it carries controls (the Stop button): `blocksFor` adds
+// them to each update. What it finally reads is written by its owner once it has settled.
 import type { Logger } from '../../src/log.ts';
 import type { SlackBlock } from './approvalCard.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 export const MIN_UPDATE_INTERVAL_MS = 1000;
 
-/** Where a turn keeps its placeholder's ts, so a re-run of the same message (after a crash) reuses it. */
+/** Where a turn keeps its message's ts, so a re-run of the same message (after a crash) reuses it. */
 export interface PlaceholderMemory {
   get(): Promise<string | undefined>;
   set(ts: string): Promise<void>;
@@ -21,7 +21,7 @@ export class LiveMessage {
   #pending: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> = Promise.resolve();
-  /** When the last update started; only updates are spaced (a quick answer replaces the placeholder at once). */
+  /** When the last update started; only updates are spaced (a quick answer is written over the message at once). */
   #lastCallAt = 0;
   #finished = false;
 
@@ -38,25 +38,25 @@ export class LiveMessage {
   }
 
   /**
-   * Posts the placeholder, or takes over the one an earlier run of the same turn posted. A failure is logged:
-   * the answer is then posted as a new message. Without `text` an earlier message is taken over as it reads.
+   * Posts the message, or takes over the one `memory` names (an earlier run's, or a stream that ended). A failure
+   * is logged: the answer is then posted as a new message.
    */
-  open(text: string | undefined, memory?: PlaceholderMemory): void {
+  open(text: string, memory?: PlaceholderMemory): void {
     this.#opened = (async () => {
       const earlier = await memory?.get();
       if (earlier !== undefined) {
         this.#ts = earlier;
         // A text shown while this looked it up is newer than `text`.
-        if (this.#pending === undefined && text !== undefined && !this.#finished) this.#pending = text;
+        if (this.#pending === undefined && !this.#finished) this.#pending = text;
         this.#schedule();
         return;
       }
-      if (text === undefined) return;
+      if (this.#finished) return;
       await memory?.starting?.();
       this.#ts = await this.api.post({ channel: this.channel, threadTs: this.threadTs, text, ...this.#blocks(text) });
       await memory?.set(this.#ts);
       this.#schedule();
-    })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the placeholder failed'));
+    })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the message failed'));
   }
 
   /** The message, once posted (or taken over); undefined when there is none. */
@@ -72,41 +72,18 @@ export class LiveMessage {
     this.#schedule();
   }
 
-  /** Replaces the placeholder with `text`. False when there is no placeholder to replace (post it instead). */
-  async finish(text: string): Promise<boolean> {
-    this.#finished = true;
-    this.#pending = undefined;
-    clearTimeout(this.#timer);
-    await this.#opened;
-    await this.#inFlight;
-    if (this.#ts === undefined) return false;
-    await this.#waitTurn();
-    try {
-      await this.api.update({ channel: this.channel, ts: this.#ts, text });
-      return true;
-    } catch (error) {
-      this.logger.warn({ err: slackErrorCode(error) }, 'replacing the placeholder failed; posting the answer instead');
-      return false;
-    }
-  }
-
   /**
-   * Takes the placeholder away (the answer stands in a message of its own). Where it cannot be deleted it is
-   * left reading `text`, without controls.
+   * Ends the edits: no further update goes out. Resolves once the last one has landed and the next call may follow
+   * it (a second apart), with the message's ts, if there is one.
    */
-  async remove(text: string): Promise<void> {
+  async settle(): Promise<string | undefined> {
     this.#finished = true;
     this.#pending = undefined;
     clearTimeout(this.#timer);
     await this.#opened;
     await this.#inFlight;
-    if (this.#ts === undefined) return;
-    try {
-      await this.api.delete({ channel: this.channel, ts: this.#ts });
-    } catch (error) {
-      this.logger.info({ err: slackErrorCode(error) }, 'deleting the placeholder failed; leaving it as a note');
-      await this.api.update({ channel: this.channel, ts: this.#ts, text }).catch(() => undefined);
-    }
+    if (this.#ts !== undefined) await this.#waitTurn();
+    return this.#ts;
   }
 
   #schedule(): void {
@@ -126,7 +103,7 @@ export class LiveMessage {
     this.#lastCallAt = Date.now();
     this.#inFlight = this.#inFlight
       .then(() => this.api.update({ channel: this.channel, ts, text, ...this.#blocks(text) }))
-      .catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'updating the placeholder failed'))
+      .catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'updating the message failed'))
       .then(() => this.#schedule());
   }
 

@@ -5,7 +5,7 @@ export const SLACK_BOT_EVENTS = [
   'assistant_thread_started', 'assistant_thread_context_changed', 'app_home_opened',
 ] as const;
 
-/** Bot scopes the calls need (views.publish, chat.delete and the streaming methods need none beyond these). */
+/** Bot scopes the calls need (views.publish and the streaming methods need none beyond these). */
 export const SLACK_BOT_SCOPES = [
   'app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'mpim:history', 'chat:write', 'commands', 'assistant:write',
   // files.getUploadURLExternal / completeUploadExternal: an approval question too long for its card, in full.

@@ -5,6 +5,8 @@ import type { Logger } from '../../src/log.ts';
 import type { SlackBlock } from './approvalCard.ts';
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
+/** The SDK's own chunk type (the blocks it holds are typed more loosely here). */
+type AnyChunk = NonNullable<NonNullable<Parameters<WebClient['chat']['startStream']>[0]>['chunks']>[number];
 type WebClientOptions = NonNullable<ConstructorParameters<typeof webApi.WebClient>[1]>;
 
 /**
@@ -44,6 +46,15 @@ export interface SlackHistoryMessage {
   files?: Array<{ name?: string }>;
   blocks?: unknown[];
 }
+
+/**
+ * What a streamed message is made of, in order: Markdown text, task cards (timeline: interleaved with the text,
+ * updated by id), and blocks (the Stop button).
+ */
+export type StreamChunk =
+  | { type: 'markdown_text'; text: string }
+  | { type: 'task_update'; id: string; title: string; status: 'in_progress' | 'complete' | 'error' }
+  | { type: 'blocks'; blocks: SlackBlock[] };
 
 export interface PostArgs {
   channel: string;
@@ -96,22 +107,22 @@ export class SlackApi {
     return result.ts;
   }
 
-  async update(args: { channel: string; ts: string; text: string; blocks?: SlackBlock[] }): Promise<void> {
-    await this.#withRateLimit('chat.update', () =>
-      this.#client.chat.update({ channel: args.channel, ts: args.ts, text: args.text, blocks: args.blocks ?? [] }),
-    );
+  /** Rewrites a message: `text` (mrkdwn, with `blocks`, none by default), or `markdown` alone (Slack renders it). */
+  async update(args: { channel: string; ts: string } & ({ text: string; blocks?: SlackBlock[] } | { markdown: string })): Promise<void> {
+    const content = 'markdown' in args ? { markdown_text: args.markdown } : { text: args.text, blocks: args.blocks ?? [] };
+    await this.#withRateLimit('chat.update', () => this.#client.chat.update({ channel: args.channel, ts: args.ts, ...content }));
   }
 
   /**
-   * Starts a streamed message (chat.startStream) holding `markdown`; returns its ts. Outside a DM Slack wants the
-   * person the answer is for. Slack refuses it for apps that are not AI apps, and in older workspaces.
+   * Starts a streamed message (chat.startStream) with its first chunks; returns its ts. Outside a DM Slack wants
+   * the person the answer is for. Slack refuses it for apps that are not AI apps, and in older workspaces.
    */
-  async startStream(args: { channel: string; threadTs: string; markdown: string; recipientTeamId: string; recipientUserId: string }): Promise<string> {
+  async startStream(args: { channel: string; threadTs: string; chunks: StreamChunk[]; recipientTeamId: string; recipientUserId: string }): Promise<string> {
     const result = await this.#withRateLimit('chat.startStream', () =>
       this.#client.chat.startStream({
         channel: args.channel,
         thread_ts: args.threadTs,
-        markdown_text: args.markdown,
+        chunks: args.chunks as AnyChunk[],
         recipient_team_id: args.recipientTeamId,
         recipient_user_id: args.recipientUserId,
       }),
@@ -120,20 +131,12 @@ export class SlackApi {
     return result.ts;
   }
 
-  async appendStream(args: { channel: string; ts: string; markdown: string }): Promise<void> {
-    await this.#withRateLimit('chat.appendStream', () =>
-      this.#client.chat.appendStream({ channel: args.channel, ts: args.ts, markdown_text: args.markdown }),
-    );
+  async appendStream(args: { channel: string; ts: string; chunks: StreamChunk[] }): Promise<void> {
+    await this.#withRateLimit('chat.appendStream', () => this.#client.chat.appendStream({ channel: args.channel, ts: args.ts, chunks: args.chunks as AnyChunk[] }));
   }
 
-  async stopStream(args: { channel: string; ts: string; markdown?: string }): Promise<void> {
-    await this.#withRateLimit('chat.stopStream', () =>
-      this.#client.chat.stopStream({ channel: args.channel, ts: args.ts, ...(args.markdown ? { markdown_text: args.markdown } : {}) }),
-    );
-  }
-
-  async delete(args: { channel: string; ts: string }): Promise<void> {
-    await this.#withRateLimit('chat.delete', () => this.#client.chat.delete({ channel: args.channel, ts: args.ts }));
+  async stopStream(args: { channel: string; ts: string }): Promise<void> {
+    await this.#withRateLimit('chat.stopStream', () => this.#client.chat.stopStream({ channel: args.channel, ts: args.ts }));
   }
 
   /** The assistant thread's "is working" line under the composer; '' clears it. */

@@ -95,13 +95,12 @@ async function titleThread(api: SlackApi, store: Store, target: { channel: strin
   await store.set('chats', key, true, PLACEHOLDER_KEEP_MS * 30);
 }
 
-/** A placeholder is worth reusing for as long as a message may be re-run. */
+/** A turn's message is worth reusing for as long as its message may be re-run. */
 const PLACEHOLDER_KEEP_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How the core answers a Slack chat, from its id alone: a placeholder in the thread, then the answer. The
- * placeholder's ts is kept per turn, so a re-run after a crash edits the same message instead of leaving a
- * stale "Working on it…" behind.
+ * How the core answers a Slack chat, from its id alone: one message in the thread, from "working" to the answer.
+ * Its ts is kept per turn, so a re-run after a crash goes on in the same message instead of leaving a stale one.
  */
 export function slackPort(
   api: SlackApi,
@@ -122,13 +121,11 @@ export function slackPort(
       // The bot's DMs are Slack's assistant threads (the split view): they have a status line and a title.
       const assistantThread = thread.channelId.startsWith('D');
       const target = { channel: thread.channelId, threadTs: thread.threadTs, teamId: thread.teamId, userId: message.userId, turnId };
-      const sink = new SlackTurnSink(api, target, log, { streaming, status: assistantThread });
+      const key = `slack-placeholder:${turnId}`;
+      const memory = { get: () => store.get<string>('chats', key), set: (ts: string) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS) };
+      const sink = new SlackTurnSink(api, target, log, { streaming, status: assistantThread }, memory);
       if (assistantThread) void titleThread(api, store, target, message.text).catch((error: unknown) => log.info({ err: slackErrorCode(error) }, 'setting the thread title failed'));
-      const remembered = (key: string) => ({
-        get: () => store.get<string>('chats', key),
-        set: (ts: string) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS),
-      });
-      sink.open(remembered(`slack-placeholder:${turnId}`), (round) => remembered(`slack-stream:${turnId}:${round}`));
+      sink.open();
       return sink;
     },
   };

@@ -2,8 +2,11 @@
 
 export const MARKER = /\bm-\d+-\d+\b/;
 
-/** The final answer's whole text: anything else holding a marker (a streamed preview, a cut reply) is not final. */
-const FINAL_REPLY = /^reply (m-\d+-\d+) done(?: script=(ran|notrun))?$/;
+/**
+ * The final answer's whole text, led by the sentence written before a tool call when there was one (the turn's
+ * one message holds both): anything else holding a marker (a streamed preview, a cut reply) is not final.
+ */
+const FINAL_REPLY = /^(?:m-\d+-\d+: I'll load the skill first\.\n\n)?reply (m-\d+-\d+) done(?: script=(ran|notrun))?$/;
 
 export function markerOf(chat: number, n: number): string {
   return `m-${chat}-${n}`;

@@ -1,5 +1,6 @@
 // The end state of every thread in the fake Slack, read as a person would: which messages got a final reply
-// (and how many), what was posted twice, and bot messages left showing something other than an answer.
+// (and how many), what was posted twice or taken back, and bot messages left showing something other than an answer.
+import { TURN_STOP_ACTION_ID } from '../../adapters/slack/turnControls.ts';
 import { PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
 import type { FakeSlack } from '../../tests/fakes/slack.ts';
 import { parseFinalReply, textsIn } from './markers.ts';
@@ -15,10 +16,15 @@ export interface ThreadState {
   postedTwiceExamples: string[];
   /** Bot messages deleted that had held a message's text (not a placeholder or progress line). */
   deletedTexts: number;
+  /** User messages whose texts (answer, sentences before tool calls) more than one bot message ever held: each should have one. */
+  morePosts: number;
+  morePostsExamples: string[];
+  /** Bot messages deleted, whatever they held (a placeholder too): a person saw each, then did not. */
+  deletedMessages: number;
   /** chat.postMessage calls repeating an earlier post's text and blocks in the same thread (placeholders aside). */
   duplicatePosts: number;
   duplicateExamples: string[];
-  /** Bot messages still showing the placeholder, a preview or a progress line (a turn that never finished there). */
+  /** Bot messages still showing the placeholder, a preview, a progress line or a Stop button (a turn that never finished there). */
   leftOver: number;
   leftOverExamples: string[];
   /** Bot messages with other text (apologies and the like). */
@@ -40,7 +46,7 @@ export function readThreads(slack: FakeSlack): ThreadState {
     const final = parseFinalReply(message.text);
     if (final) {
       finals.set(final.marker, (finals.get(final.marker) ?? 0) + 1);
-    } else if ((message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text))) {
+    } else if (message.text === PLACEHOLDER_TEXT || message.text.endsWith(' …') || /^_.*_$/s.test(message.text) || message.stream === 'streaming' || JSON.stringify(message.blocks ?? []).includes(TURN_STOP_ACTION_ID)) {
       leftOver += 1;
       if (leftOverExamples.length < 5) leftOverExamples.push(`${message.channel}/${message.threadTs}: ${message.text.slice(0, 60)}`);
     } else {
@@ -61,21 +67,31 @@ export function readThreads(slack: FakeSlack): ThreadState {
     }
   }
   const holders = new Map<string, number>();
+  const postsOf = new Map<string, number>();
   let deletedTexts = 0;
   for (const message of [...slack.messages, ...slack.deleted]) {
     const held = new Set<string>();
+    const markers = new Set<string>();
     for (const version of [...message.edits.map((edit) => edit.text), message.text]) {
-      for (const { marker, kind } of textsIn(version)) held.add(`${kind} of ${marker}`);
+      for (const { marker, kind } of textsIn(version)) {
+        held.add(`${kind} of ${marker}`);
+        markers.add(marker);
+      }
     }
     for (const key of held) holders.set(key, (holders.get(key) ?? 0) + 1);
+    for (const marker of markers) postsOf.set(marker, (postsOf.get(marker) ?? 0) + 1);
     if (held.size > 0 && slack.deleted.includes(message)) deletedTexts += 1;
   }
   const twice = [...holders].filter(([, count]) => count > 1);
+  const morePosts = [...postsOf].filter(([, count]) => count > 1);
   return {
     finals,
     postedTwice: twice.length,
     postedTwiceExamples: twice.slice(0, 5).map(([key, count]) => `${key}: ${count} messages`),
     deletedTexts,
+    morePosts: morePosts.length,
+    morePostsExamples: morePosts.slice(0, 5).map(([marker, count]) => `${marker}: ${count} messages`),
+    deletedMessages: slack.deleted.filter((message) => message.threadTs !== undefined && !JSON.stringify(message.blocks ?? []).includes('hitl_')).length,
     duplicatePosts,
     duplicateExamples,
     leftOver,

@@ -59,14 +59,16 @@ export function discordDriver(): PlatformDriver {
         discord.redeliver(last);
       },
       async waitForAnswer(text) {
-        const matches = (content: string) => (typeof text === 'string' ? content === text : text.test(content));
-        const message = await discord.waitFor(() => inThread().find((posted) => matches(posted.content)), `the answer "${String(text)}"`);
+        // The answer may be led by what the model wrote before its tool calls.
+        const matches = (content: string) => (typeof text === 'string' ? content.includes(text) : text.test(content));
+        const message = await discord.waitFor(() => inThread().find((posted) => isAnswer(posted) && matches(posted.content)), `the answer "${String(text)}"`);
         return message.content;
       },
       answers: () => inThread().filter(isAnswer).map((message) => message.content),
       messagesThatHeld: (text) =>
         discord.world.messages.filter((message) => message.channelId === thread.id && message.author.id === discord.bot.id && message.history.some((version) => version.includes(text)))
           .length,
+      messagesDeleted: () => discord.world.messages.filter((message) => message.channelId === thread.id && message.author.id === discord.bot.id && message.deleted).length,
       async waitForQuestion() {
         const message = await discord.waitFor(() => {
           const found = approvalIn(discord, thread.id);

@@ -55,6 +55,8 @@ export interface Conversation {
    * deleted since included): a text shown once is held by one message.
    */
   messagesThatHeld(text: string): number;
+  /** How many messages the bot posted in the conversation and deleted since: a turn posts nothing it takes back. */
+  messagesDeleted(): number;
   /** Waits for the next approval question the bot asks in the conversation. */
   waitForQuestion(): Promise<Question>;
   /** Waits for the running turn's Stop button, and `person` clicks it. */

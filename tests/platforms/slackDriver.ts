@@ -4,14 +4,19 @@ import { TURN_STOP_ACTION_ID } from '../../adapters/slack/turnControls.ts';
 import { stoppedText } from '../../src/agent/engine.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
 import { type EphemeralMessage, type FakeSlack, type PostedMessage, startFakeSlack, type UserMessage } from '../fakes/slack.ts';
-import { ALICE, approvalIdOf, BOB, CHANNEL, repliesIn, type SlackBot, startSlackBot, waitForReply } from '../slack/harness.ts';
+import { ALICE, approvalIdOf, BOB, CHANNEL, repliesIn, type SlackBot, startSlackBot } from '../slack/harness.ts';
 import type { BotSetup, Conversation, Option, Person, PlatformDriver, Question, SentFile } from './driver.ts';
 
 const USERS: Record<Person, string> = { alice: ALICE, bob: BOB };
 const hasButtons = (message: PostedMessage): boolean => JSON.stringify(message.blocks ?? []).includes('"actions"');
 const stoppedBy = (person: Person): string => stoppedText(`<@${USERS[person]}>`);
-/** Progress shows in the placeholder ("Working on it…"), and a stopped turn says so there: neither is an answer. */
-const isAnswer = (message: PostedMessage): boolean => !/…_?$/.test(message.text) && !message.text.startsWith('Stopped by ');
+/**
+ * The turn's one message holds every text of the turn, the answer last; while it works it shows progress ("Working
+ * on it…"), and a stopped turn ends it with "Stopped by": neither is an answer.
+ */
+const isAnswer = (message: PostedMessage): boolean => !/…_?$/.test(message.text) && !/(^|\n\n)Stopped by \S+\.$/.test(message.text);
+/** A message reads `text` when it holds it (after what the model wrote before its tool calls), or matches it. */
+const reads = (message: PostedMessage, text: string | RegExp): boolean => (typeof text === 'string' ? message.text.includes(text) : text.test(message.text));
 
 /** The Stop button a message carries (its value is the turn id), if any. */
 function stopButtonOf(message: PostedMessage): { value: string } | undefined {
@@ -58,13 +63,14 @@ export function slackDriver(): PlatformDriver {
         await deliver(last.input, last.mention, { eventId: last.eventId, retryNum: 1, retryReason: 'http_timeout' });
       },
       async waitForAnswer(text) {
-        return (await waitForReply(slack, CHANNEL, root, text)).text;
+        return (await slack.waitFor(() => repliesIn(slack, CHANNEL, root).find((message) => isAnswer(message) && reads(message, text)), { what: `an answer ${String(text)}` })).text;
       },
       answers: () => repliesIn(slack, CHANNEL, root).filter(isAnswer).map((message) => message.text),
       messagesThatHeld: (text) =>
         [...slack.messages, ...slack.deleted].filter(
           (message) => message.channel === CHANNEL && message.threadTs === root && [...message.edits.map((edit) => edit.text), message.text].some((version) => version.includes(text)),
         ).length,
+      messagesDeleted: () => slack.deleted.filter((message) => message.channel === CHANNEL && message.threadTs === root).length,
       async waitForQuestion() {
         const message = await slack.waitFor(
           () => slack.thread(CHANNEL, root).find((posted) => !asked.has(posted.ts) && JSON.stringify(posted.blocks ?? []).includes('hitl_')),
@@ -80,7 +86,7 @@ export function slackDriver(): PlatformDriver {
       },
       hasStopButton: () => slack.thread(CHANNEL, root).some((posted) => stopButtonOf(posted) !== undefined),
       async waitForStopped(person) {
-        await waitForReply(slack, CHANNEL, root, stoppedBy(person));
+        await slack.waitFor(() => repliesIn(slack, CHANNEL, root).find((message) => message.text.endsWith(stoppedBy(person))), { what: `"${stoppedBy(person)}"` });
       },
       async waitForPrivateNote(person, text) {
         const note = await slack.waitFor(() => slack.ephemerals.find((entry) => !seenNotes.has(entry) && entry.user === USERS[person] && entry.text === text), {

@@ -22,32 +22,34 @@ const statuses = (channel: string, threadTs: string) =>
   slack.assistantCalls.filter((call) => call.method === 'setStatus' && call.channel === channel && call.threadTs === threadTs).map((call) => call.text);
 
 describe('Slack as an AI app', () => {
-  it('streams the answer as it is written, in order and complete, then takes the progress message away', async () => {
+  it('streams the answer as it is written into the one message that offered Stop from the start, then leaves the answer alone in it', async () => {
     anthropic.setBrain(() => textReply(ANSWER));
     const ts = bot.sender.nextTs();
     const starts = callsOf('chat.startStream').length;
+    const deletes = callsOf('chat.delete').length;
     await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> what should I do?` });
-    const streamed = await slack.waitFor(() => {
-      const message = streamedIn(CHANNEL, ts);
-      return message?.stream === 'stopped' && message;
-    }, { what: 'the stopped stream' });
     const escaped = ANSWER.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    expect(streamed.text).toBe(escaped);
-    // Every version Slack showed is a beginning of the answer, each longer than the last.
-    const shown = [...streamed.edits.map((edit) => edit.text), streamed.text];
-    expect(shown.length).toBeGreaterThan(2);
+    const answered = await slack.waitFor(() => {
+      const message = streamedIn(CHANNEL, ts);
+      return message?.stream === 'stopped' && message.blocks === undefined && message;
+    }, { what: 'the answer, its Stop button gone' });
+    expect(answered.text).toBe(escaped);
+    // Every version Slack showed is a beginning of the answer, growing to all of it.
+    const shown = [...answered.edits.map((edit) => edit.text), answered.text];
+    expect(new Set(shown).size).toBeGreaterThan(2);
     for (let index = 1; index < shown.length; index += 1) {
       expect(escaped.startsWith(shown[index - 1] ?? '')).toBe(true);
-      expect((shown[index] ?? '').length).toBeGreaterThan((shown[index - 1] ?? '').length);
+      expect((shown[index] ?? '').length).toBeGreaterThanOrEqual((shown[index - 1] ?? '').length);
     }
     expect(callsOf('chat.startStream').length).toBe(starts + 1);
     const start = callsOf('chat.startStream').at(-1);
     expect(start?.params).toMatchObject({ channel: CHANNEL, thread_ts: ts, recipient_user_id: ALICE, recipient_team_id: slack.info.teamId });
-    // The progress message carried a Stop button for this turn while it ran, and is gone now.
-    const progress = callsOf('chat.postMessage').find((call) => call.params.thread_ts === ts && String(call.params.blocks ?? '').includes('turn_stop'));
-    expect(String(progress?.params.blocks)).toMatch(/"action_id":"turn_stop","text":\{"type":"plain_text","text":"Stop"\},"value":"[^"]+"/);
-    await slack.waitFor(() => slack.thread(CHANNEL, ts).length === 1, { what: 'the progress message to go' });
-    expect(slack.thread(CHANNEL, ts)).toEqual([streamed]);
+    // The stream began with the Stop button for this turn, before any text.
+    expect(String(start?.params.chunks)).toMatch(/^\[\{"type":"blocks","blocks":\[\{"type":"actions".*"action_id":"turn_stop","text":\{"type":"plain_text","text":"Stop"\},"value":"[^"]+"/);
+    // One message, nothing posted beside it or deleted.
+    expect(slack.thread(CHANNEL, ts)).toEqual([answered]);
+    expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts)).toHaveLength(0);
+    expect(callsOf('chat.delete').length).toBe(deletes);
   });
 
   it('shows the assistant status while it works, including while an approval waits, and clears it when done', async () => {

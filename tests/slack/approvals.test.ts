@@ -108,7 +108,7 @@ describe('Slack approvals', () => {
     const second = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl });
     extraBots.push(second);
     // The unanswered message is still queued: the restarted bot runs it again, and asks again.
-    const again = await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message !== question && hasButtons(message) && approvalIdOf(message) !== approvalId), {
+    const again = await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message !== question && hasButtons(message) && JSON.stringify(message.blocks).includes('hitl_')), {
       what: 'the question asked again',
     });
     await click(second, ALICE, question, 'hitl_yes_once', approvalId);

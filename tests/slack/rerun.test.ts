@@ -5,7 +5,7 @@ import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackPort } from '../../adapters/slack/turns.ts';
 import { SlackApi, webClientOptions } from '../../adapters/slack/slackApi.ts';
-import { progressBlocks } from '../../adapters/slack/turnControls.ts';
+import { progressBlocks, stopControls } from '../../adapters/slack/turnControls.ts';
 import { Dispatcher, type TurnRunner } from '../../src/chats/dispatcher.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
@@ -59,18 +59,19 @@ function instance(runTurn: TurnRunner<void>): { dispatcher: Dispatcher<void>; id
 }
 
 describe('a turn re-run after a crash', () => {
-  it('answers in the placeholder the first run posted, leaving no stale "Working on it" behind', async () => {
+  it('answers in the message the first run started, leaving no stale Stop button or "Working on it" behind', async () => {
     const threadTs = '1700000000.000100';
     const port = slackPort(api, store, silentLogger());
-    // The first run posts its placeholder, then its instance dies before answering.
+    // The first run starts its message, then its instance dies before answering.
     port.sinkFor(messageIn(threadTs), 'turn-1');
-    await slack.waitFor(() => slack.thread(CHANNEL, threadTs)[0], { what: 'the placeholder' });
-    await until(async () => (await store.get('chats', 'slack-placeholder:turn-1')) !== undefined, 'the placeholder to be remembered');
+    await slack.waitFor(() => slack.thread(CHANNEL, threadTs)[0], { what: 'the turn message' });
+    await until(async () => (await store.get('chats', 'slack-placeholder:turn-1')) !== undefined, 'the message to be remembered');
     // The re-run (another instance, same turn id) answers.
     await port.sinkFor(messageIn(threadTs), 'turn-1').reply('the answer');
     const posted = slack.thread(CHANNEL, threadTs);
     expect(posted).toHaveLength(1);
     expect(posted[0]?.text).toBe('the answer');
+    expect(posted[0]?.blocks).toBeUndefined();
   });
 
   it('writes its answer into the stream a dead first run left mid-answer: one message, never deleted', async () => {
@@ -79,7 +80,7 @@ describe('a turn re-run after a crash', () => {
     // The first run streams half its answer, then its instance dies.
     port.sinkFor(messageIn(threadTs), 'turn-2').partial?.('the half');
     const half = await slack.waitFor(() => slack.thread(CHANNEL, threadTs).find((posted) => posted.text === 'the half'), { what: 'the half-streamed answer' });
-    await until(async () => (await store.get('chats', 'slack-stream:turn-2:0')) !== undefined, 'the stream to be remembered');
+    await until(async () => (await store.get('chats', 'slack-placeholder:turn-2')) === half.ts, 'the stream to be remembered');
     const deletes = slack.calls.filter((call) => call.method === 'chat.delete').length;
     // The re-run streams the whole answer and finishes.
     const rerun = port.sinkFor(messageIn(threadTs), 'turn-2');
@@ -88,13 +89,13 @@ describe('a turn re-run after a crash', () => {
     expect(slack.thread(CHANNEL, threadTs).map((posted) => posted.text)).toEqual(['the whole answer']);
     expect(slack.thread(CHANNEL, threadTs)[0]?.ts).toBe(half.ts);
     expect(slack.calls.filter((call) => call.method === 'chat.startStream' && call.params.thread_ts === threadTs)).toHaveLength(1);
-    // Only the placeholder went.
-    expect(slack.calls.filter((call) => call.method === 'chat.delete').length).toBe(deletes + 1);
+    expect(slack.calls.filter((call) => call.method === 'chat.postMessage' && call.params.thread_ts === threadTs)).toHaveLength(0);
+    expect(slack.calls.filter((call) => call.method === 'chat.delete').length).toBe(deletes);
   });
 
-  it('finds the placeholder a dead first run posted but never got to remember, and answers in it', async () => {
+  it('finds the message a dead first run posted but never got to remember, and answers in it', async () => {
     const threadTs = '1700000000.000260';
-    // The first run says it is posting its placeholder, posts it, and dies before keeping its ts.
+    // The first run says it is posting its message, posts it (streaming refused there), and dies before keeping its ts.
     await store.set('chats', 'slack-placeholder:turn-5', 'starting');
     const orphan = await api.post({ channel: CHANNEL, threadTs, text: PLACEHOLDER, blocks: progressBlocks(PLACEHOLDER, 'turn-5') });
     const rerun = slackPort(api, store, silentLogger()).sinkFor(messageIn(threadTs), 'turn-5');
@@ -104,13 +105,16 @@ describe('a turn re-run after a crash', () => {
 
   it('finds the stream a dead first run started but never got to remember, and writes into it', async () => {
     const threadTs = '1700000000.000250';
-    const port = slackPort(api, store, silentLogger());
-    // The first run posts its placeholder, says it is starting a stream, starts it, and dies before keeping its ts.
-    port.sinkFor(messageIn(threadTs), 'turn-4');
-    await until(async () => (await store.get('chats', 'slack-placeholder:turn-4')) !== undefined, 'the placeholder to be remembered');
-    await store.set('chats', 'slack-stream:turn-4:0', 'starting');
-    const orphan = await api.startStream({ channel: CHANNEL, threadTs, markdown: 'the ha', recipientTeamId: slack.info.teamId, recipientUserId: 'U1' });
-    const rerun = port.sinkFor(messageIn(threadTs), 'turn-4');
+    // The first run says it is starting its stream, starts it, streams a little and dies before keeping its ts.
+    await store.set('chats', 'slack-placeholder:turn-4', 'starting');
+    const orphan = await api.startStream({
+      channel: CHANNEL,
+      threadTs,
+      chunks: [{ type: 'blocks', blocks: stopControls('turn-4') }, { type: 'markdown_text', text: 'the ha' }],
+      recipientTeamId: slack.info.teamId,
+      recipientUserId: 'U1',
+    });
+    const rerun = slackPort(api, store, silentLogger()).sinkFor(messageIn(threadTs), 'turn-4');
     rerun.partial?.('the whole answer');
     await rerun.reply('the whole answer');
     expect(slack.thread(CHANNEL, threadTs).map((posted) => [posted.ts, posted.text])).toEqual([[orphan, 'the whole answer']]);

@@ -37,11 +37,12 @@ describe('stopping a turn in Slack', () => {
 
   it('"stop" typed once the answer shows, before the turn has let go of the chat, is answered privately and stops nothing', async () => {
     heardBrain(anthropic);
-    // Taking the progress message away waits out a rate limit: the answer shows, the turn is still finishing.
-    slack.failNext('chat.delete', { kind: 'ratelimited', retryAfterS: 2 });
+    // Writing the streamed answer over without its Stop button waits out a rate limit: the answer shows, the
+    // turn is still finishing.
+    slack.failNext('chat.update', { kind: 'ratelimited', retryAfterS: 2 });
     const ts = bot.sender.nextTs();
     await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: mention('tell me a fact') });
-    await waitForReply(slack, CHANNEL, ts, 'heard: tell me a fact');
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message.text === 'heard: tell me a fact'), { what: 'the streamed answer' });
     expect(bot.app.dispatcher.activeChats).toBe(1);
     await bot.sender.message({ channel: CHANNEL, user: ALICE, threadTs: ts, text: 'stop' });
     await slack.waitFor(() => slack.ephemerals.find((entry) => entry.user === ALICE && entry.text === NOTHING_RUNNING_TEXT && entry.threadTs === ts), {

@@ -14,6 +14,17 @@ export interface PostedMessage {
   updatedAt?: number;
   /** A message made by chat.startStream: `streaming` until chat.stopStream, then `stopped`. Its text is Markdown. */
   stream?: 'streaming' | 'stopped';
+  /** Its text is Markdown Slack renders (streamed, or written with `markdown_text`), not mrkdwn. */
+  markdown?: boolean;
+  /** Task cards streamed into it (by id, in order), until chat.update rewrites it. */
+  tasks?: StreamTask[];
+}
+
+/** A task card a stream showed (task_update chunks with the same id update it). */
+export interface StreamTask {
+  id: string;
+  title: string;
+  status: 'pending' | 'in_progress' | 'complete' | 'error';
 }
 
 /** An assistant-thread call (setStatus, setTitle, setSuggestedPrompts), as Slack received it. */
@@ -87,6 +98,9 @@ export interface WorkspaceInfo {
 export type MethodResult = Record<string, unknown> & { ok: boolean };
 
 export const TEXT_LIMIT = 40_000;
+/** What `markdown_text` may hold in one call. */
+export const MARKDOWN_LIMIT = 12_000;
+const TASK_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
 const BLOCKS_LIMIT = 50;
 const SECTION_TEXT_LIMIT = 3000;
 
@@ -198,10 +212,17 @@ export class FakeWorkspace {
     }
   }
 
-  #content(params: Record<string, unknown>): { text: string; blocks?: unknown[] } | string {
+  #content(params: Record<string, unknown>): { text: string; blocks?: unknown[]; markdown?: boolean } | string {
     const text = typeof params.text === 'string' ? params.text : '';
     const blocks = blocksOf(params);
     if (blocks === 'invalid') return 'invalid_blocks';
+    if (typeof params.markdown_text === 'string') {
+      // Slack takes `markdown_text` alone: not with `text` or `blocks`.
+      if (text !== '' || (blocks !== undefined && blocks.length > 0)) return 'invalid_arguments';
+      if (params.markdown_text === '') return 'no_text';
+      if (params.markdown_text.length > MARKDOWN_LIMIT) return 'msg_too_long';
+      return { text: params.markdown_text, blocks: [], markdown: true };
+    }
     if (text === '' && (blocks === undefined || blocks.length === 0)) return 'no_text';
     if (text.length > TEXT_LIMIT) return 'msg_too_long';
     const problem = blocks ? blocksProblem(blocks) : undefined;
@@ -233,6 +254,10 @@ export class FakeWorkspace {
     message.text = content.text;
     // An empty blocks list clears the blocks, as in Slack.
     if (content.blocks !== undefined) message.blocks = content.blocks.length > 0 ? content.blocks : undefined;
+    // Rewritten: what was streamed into it (task cards) is gone.
+    delete message.tasks;
+    if (content.markdown) message.markdown = true;
+    else delete message.markdown;
     message.updatedAt = Date.now();
     return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
   }
@@ -326,20 +351,33 @@ export class FakeWorkspace {
     return { ok: true, files: done };
   }
 
-  /** Chunks arrive JSON-encoded in form bodies; their markdown_text pieces, joined. */
-  #streamText(params: Record<string, unknown>): string {
-    let chunks = params.chunks;
+  /**
+   * A streaming call's content: `markdown_text`, then its chunks in order (JSON-encoded in form bodies): their
+   * Markdown joined, the blocks they carry, the task cards they show. A string is the error Slack gives.
+   */
+  #streamContent(params: Record<string, unknown>): { text: string; blocks: unknown[]; tasks: StreamTask[] } | string {
+    let chunks: unknown = params.chunks ?? [];
     if (typeof chunks === 'string') {
       try {
         chunks = JSON.parse(chunks);
       } catch {
-        chunks = [];
+        return 'invalid_chunks';
       }
     }
-    const fromChunks = Array.isArray(chunks)
-      ? chunks.map((chunk) => ((chunk as { type?: unknown; text?: unknown }).type === 'markdown_text' ? String((chunk as { text?: unknown }).text ?? '') : '')).join('')
-      : '';
-    return `${typeof params.markdown_text === 'string' ? params.markdown_text : ''}${fromChunks}`;
+    if (!Array.isArray(chunks)) return 'invalid_chunks';
+    let text = typeof params.markdown_text === 'string' ? params.markdown_text : '';
+    const blocks: unknown[] = [];
+    const tasks: StreamTask[] = [];
+    for (const chunk of chunks as Array<Record<string, unknown>>) {
+      if (chunk.type === 'markdown_text' && typeof chunk.text === 'string') text += chunk.text;
+      else if (chunk.type === 'blocks' && Array.isArray(chunk.blocks) && chunk.blocks.length > 0) blocks.push(...(chunk.blocks as unknown[]));
+      else if (chunk.type === 'task_update' && typeof chunk.id === 'string' && typeof chunk.title === 'string' && TASK_STATUSES.has(String(chunk.status))) {
+        tasks.push({ id: chunk.id, title: chunk.title, status: chunk.status as StreamTask['status'] });
+      } else return 'invalid_chunks';
+    }
+    if (text.length > MARKDOWN_LIMIT) return 'msg_too_long';
+    const problem = blocksProblem(blocks);
+    return problem ?? { text, blocks, tasks };
   }
 
   #startStream(params: Record<string, unknown>): MethodResult {
@@ -351,9 +389,11 @@ export class FakeWorkspace {
     // Outside a DM Slack needs to know whom the streamed answer is for.
     if (!channel.startsWith('D') && !str(params, 'recipient_team_id')) return fail('missing_recipient_team_id');
     if (!channel.startsWith('D') && !str(params, 'recipient_user_id')) return fail('missing_recipient_user_id');
-    const text = this.#streamText(params);
-    if (text.length > TEXT_LIMIT) return fail('msg_too_long');
-    const message: PostedMessage = { channel, ts: this.#nextTs(), threadTs, text, edits: [], postedAt: Date.now(), stream: 'streaming' };
+    const content = this.#streamContent(params);
+    if (typeof content === 'string') return fail(content);
+    if (content.text === '' && content.blocks.length === 0 && content.tasks.length === 0) return fail('no_text');
+    const message: PostedMessage = { channel, ts: this.#nextTs(), threadTs, text: content.text, edits: [], postedAt: Date.now(), stream: 'streaming', markdown: true };
+    this.#applyStream(message, content, false);
     this.messages.push(message);
     return { ok: true, channel, ts: message.ts };
   }
@@ -363,16 +403,27 @@ export class FakeWorkspace {
     const message = this.messages.find((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
     if (!message) return fail('message_not_found');
     if (message.stream !== 'streaming') return fail('message_not_in_streaming_state');
-    const text = this.#streamText(params);
-    if (text === '' && !stop) return fail('no_text');
-    if (message.text.length + text.length > TEXT_LIMIT) return fail('msg_too_long');
-    if (text !== '') {
-      message.edits.push({ text: message.text, at: message.updatedAt ?? message.postedAt });
-      message.text += text;
-      message.updatedAt = Date.now();
-    }
+    const content = this.#streamContent(params);
+    if (typeof content === 'string') return fail(content);
+    if (content.text === '' && content.blocks.length === 0 && content.tasks.length === 0 && !stop) return fail('no_text');
+    if (message.text.length + content.text.length > TEXT_LIMIT) return fail('msg_too_long');
+    if (content.text !== '') message.edits.push({ text: message.text, at: message.updatedAt ?? message.postedAt });
+    this.#applyStream(message, content, true);
     if (stop) message.stream = 'stopped';
     return { ok: true, channel: message.channel, ts: message.ts };
+  }
+
+  /** Streamed content lands at the message's end; a task card with a known id is updated where it stands. */
+  #applyStream(message: PostedMessage, content: { text: string; blocks: unknown[]; tasks: StreamTask[] }, append: boolean): void {
+    if (append && content.text !== '') message.text += content.text;
+    if (content.blocks.length > 0) message.blocks = [...(message.blocks ?? []), ...content.blocks];
+    for (const task of content.tasks) {
+      const tasks = (message.tasks ??= []);
+      const known = tasks.findIndex((candidate) => candidate.id === task.id);
+      if (known >= 0) tasks[known] = task;
+      else tasks.push(task);
+    }
+    if (append) message.updatedAt = Date.now();
   }
 
   #delete(params: Record<string, unknown>): MethodResult {
