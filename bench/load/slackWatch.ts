@@ -77,8 +77,9 @@ export class SlackWatch {
   }
 
   poll(): void {
-    // New messages are appended, but deleted ones (placeholders, replaced streams) leave the list: an index cursor
-    // would skip what was posted after a delete. Read back from the end to the newest message seen before.
+    // New messages are appended, but deleted ones leave the list (the bot deletes none now; the watch must not
+    // depend on it): an index cursor would skip what was posted after a delete. Read back from the end to the
+    // newest message seen before.
     const messages = this.slack.messages;
     let first = messages.length;
     while (first > 0 && !this.#seen.has(messages[first - 1]?.ts ?? '')) first -= 1;
@@ -106,7 +107,8 @@ export class SlackWatch {
           question.outcome = text(call.params.text);
         }
       }
-      const final = parseFinalReply(text(call.params.text));
+      // A turn's message is written over with its answer as `markdown_text` (or `text`, where Slack takes mrkdwn).
+      const final = parseFinalReply(text(call.params.markdown_text) || text(call.params.text));
       if (!final || this.finals.has(final.marker)) continue;
       this.finals.set(final.marker, { at: call.at, channel: text(call.params.channel), ts: text(call.params.ts), ...(final.script ? { script: final.script } : {}) });
       this.#waiting.get(final.marker)?.();

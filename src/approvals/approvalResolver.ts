@@ -23,6 +23,9 @@ export interface ApprovalResolverDeps {
 
 export type Resolution = { won: boolean; record: ApprovalRecord };
 
+/** How many questions marked here are remembered for `ensureMarked` (those awaited elsewhere are never asked about). */
+const MARKED_KEPT = 1000;
+
 /**
  * Every resolution goes through the store's compare-and-set from `pending`, so exactly one wins across
  * instances (a double click, two instances taking clicks, a click racing the timer or a sweeper).
@@ -32,6 +35,11 @@ export class ApprovalResolver {
   readonly #presenters = new Map<string, ApprovalPresenter>();
   /** Resolved records whose platform had no presenter yet; marked when it is added. */
   #unannounced: ApprovalRecord[] = [];
+  /**
+   * Questions whose message this instance is marking or marked resolved (whether Slack took it), not yet asked
+   * about by `ensureMarked` (the newest few).
+   */
+  readonly #marking = new Map<string, Promise<boolean>>();
 
   constructor(deps: ApprovalResolverDeps) {
     this.#deps = deps;
@@ -111,12 +119,35 @@ export class ApprovalResolver {
       // before the adapters started: the message is updated when the platform's presenter is added.
       if (record.platformRef !== undefined) this.#unannounced.push(record);
     } else {
-      try {
-        await presenter.resolved(record);
-      } catch (error) {
-        logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
-      }
+      const marked = presenter.resolved(record).then(
+        () => true,
+        (error: unknown) => {
+          logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
+          return false;
+        },
+      );
+      this.#marking.set(record.id, marked);
+      if (this.#marking.size > MARKED_KEPT) this.#marking.delete(this.#marking.keys().next().value ?? '');
+      await marked;
     }
     this.#deps.onResolved(record);
+  }
+
+  /**
+   * The turn that asked has its answer: unless this instance marked the question's message resolved itself, it
+   * marks it (again) now. The instance that took the click may have died before Slack took its update (a 429's
+   * wait), which would leave the buttons standing; the same update twice shows nothing new.
+   */
+  async ensureMarked(record: ApprovalRecord): Promise<void> {
+    // Only a decision the store holds (sealed): a turn let go unanswered (a handover) leaves its question open.
+    if (record.status !== 'resolved' || record.platformRef === undefined || record.mac === undefined) return;
+    const here = this.#marking.get(record.id);
+    this.#marking.delete(record.id);
+    if (here !== undefined && (await here)) return;
+    try {
+      await this.presenterFor(record.worldId)?.resolved(record);
+    } catch (error) {
+      this.#deps.logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
+    }
   }
 }

@@ -170,11 +170,10 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     if (this.#closed) throw new Error('The approval runtime is closed.');
     // A question must never be stored under an instance that others cannot see alive.
     await this.#liveness.ensure();
-    if (input.resumeKey !== undefined) {
-      const resumed = await this.#resume.resume(input, input.resumeKey);
-      if (resumed !== undefined) return resumed;
-    }
-    return this.#ask(input);
+    const resumed = input.resumeKey === undefined ? undefined : await this.#resume.resume(input, input.resumeKey);
+    const answer = resumed ?? (await this.#ask(input));
+    void this.#resolver.ensureMarked(answer);
+    return answer;
   }
 
   /**

@@ -7,7 +7,7 @@ export class RecordingPresenter implements ApprovalPresenter {
   readonly told: Array<{ approvalId: string; userId: string; text: string }> = [];
   #count = 0;
 
-  constructor(private readonly behaviour: { failPresent?: boolean; name?: string } = {}) {}
+  constructor(private readonly behaviour: { failPresent?: boolean; failResolved?: boolean; name?: string } = {}) {}
 
   async present(record: ApprovalRecord): Promise<string | undefined> {
     this.presented.push(record);
@@ -18,6 +18,7 @@ export class RecordingPresenter implements ApprovalPresenter {
 
   async resolved(record: ApprovalRecord): Promise<void> {
     this.resolvedRecords.push(record);
+    if (this.behaviour.failResolved === true) throw new Error('the platform did not take the update');
   }
 
   async tellPrivately(record: ApprovalRecord, userId: string, text: string): Promise<void> {

@@ -39,8 +39,8 @@ export interface StartOptions {
   /** A bus object shared in this process, or 'store' for createStoreApprovalBus on the instance's own store. */
   bus?: ApprovalBus | 'store';
   approvers?: string[];
-  /** false: no presenter for the platform (the adapters have not started yet). */
-  presenter?: boolean;
+  /** false: no presenter for the platform (the adapters have not started yet); `failResolved`: its updates fail. */
+  presenter?: boolean | 'failResolved';
   /** Call runtime.start() (liveness, first sweep, sweeper). */
   started?: boolean;
   runtime?: Partial<ApprovalRuntimeOptions>;
@@ -64,7 +64,7 @@ export function instancesOn(storeUrl: () => string, storeOptions: () => CreateSt
       ...(bus === undefined ? {} : { bus }),
       ...options.runtime,
     });
-    const presenter = new RecordingPresenter({ name: `instance${open.length + 1}` });
+    const presenter = new RecordingPresenter({ name: `instance${open.length + 1}`, failResolved: options.presenter === 'failResolved' });
     if (options.presenter !== false) runtime.addPresenter('discord', presenter);
     const instance: Instance = { store, runtime, presenter, crash: async () => store.close() };
     open.push(instance);

@@ -70,6 +70,18 @@ function describeScaleOut(name: string, location: Location): void {
       expect(click.kind).toBe('already_resolved');
     }, 15_000);
 
+    it('the asking instance marks the question answered when the instance that took the click could not', async () => {
+      const one = await instances.start({ bus: 'store', started: true, runtime: SWEEPS_OFTEN });
+      const answer = one.runtime.request(question());
+      const shown = await presentedOnce(one.presenter);
+      // The click lands on an instance whose update of the message never reaches the platform (it died in a 429's wait).
+      const two = await instances.start({ bus: 'store', started: true, presenter: 'failResolved' });
+      expect((await two.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'yes_once', userId: 'U-alice' })).kind).toBe('accepted');
+      expect(two.presenter.resolvedRecords).toHaveLength(1);
+      expect((await answer).outcome).toBe('yes_once');
+      await vi.waitFor(() => expect(one.presenter.resolvedRecords.map((record) => [record.id, record.outcome, record.platformRef])).toEqual([[shown.id, 'yes_once', 'instance1-1']]));
+    });
+
     it('a re-run on another instance resumes the question by resumeKey: the click on the original message counts', async () => {
       const asked = question({ resumeKey: `${WORLD}/T1/msg-1/1` });
       const one = await instances.start({ bus: 'store', started: true, runtime: HANDS_OVER });
