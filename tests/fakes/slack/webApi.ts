@@ -423,7 +423,8 @@ export class FakeWorkspace {
       if (known >= 0) tasks[known] = task;
       else tasks.push(task);
     }
-    if (append) message.updatedAt = Date.now();
+    // Only what changes the message dates a version (a bare stop does not).
+    if (append && (content.text !== '' || content.blocks.length > 0 || content.tasks.length > 0)) message.updatedAt = Date.now();
   }
 
   #delete(params: Record<string, unknown>): MethodResult {
