@@ -15,7 +15,10 @@ export function stopControls(turnId: string): SlackBlock[] {
   ] as SlackBlock[];
 }
 
+/** Slack refuses a section whose text is longer. */
+const SECTION_TEXT_LIMIT = 3000;
+
 /** What the turn shows so far (mrkdwn) with the Stop button under it. */
 export function progressBlocks(text: string, turnId: string): SlackBlock[] {
-  return [{ type: 'section', text: { type: 'mrkdwn', text } } as SlackBlock, ...stopControls(turnId)];
+  return [{ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, SECTION_TEXT_LIMIT) } } as SlackBlock, ...stopControls(turnId)];
 }

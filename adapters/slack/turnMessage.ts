@@ -130,7 +130,7 @@ export class TurnMessage {
   async stopped(notice: string): Promise<void> {
     const written = this.#text();
     const ts = await this.#settle();
-    const [head = '', ...more] = written.trim() === '' ? [] : splitMessage(markdownToMrkdwn(written), { ...SLACK_MESSAGES, limit: SLACK_TEXT_LIMIT - notice.length - 10, maxParts: 1 });
+    const [head = '', ...more] = written.trim() === '' ? [] : splitMessage(markdownToMrkdwn(written), { ...SLACK_MESSAGES, limit: SLACK_TEXT_LIMIT - notice.length - 10 });
     const text = head === '' ? notice : `${head}${more.length > 0 ? ' …' : ''}\n\n${notice}`;
     if (ts !== undefined) {
       try {

@@ -148,6 +148,38 @@ describe('Slack as an AI app', () => {
     expect(callsOf('chat.delete').slice(deletes).filter((call) => call.params.ts !== undefined && call.params.ts === slack.thread(CHANNEL, ts)[0]?.ts)).toHaveLength(0);
   });
 
+  it('goes on in the same message, edited, when Slack ends the stream while an approval waits; the steps show as task cards', async () => {
+    anthropic.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (!result) return { content: [{ type: 'text', text: 'Let me check the disk.' }, ...toolUseReply('load_skill', { skill_id: REPORT_SKILL.id }).content] };
+      return textReply(result.content.includes('disk used: 42%') ? 'The disk is 42% full.' : 'the script did not run');
+    });
+    slack.expireIdleStreams(400);
+    try {
+      const ts = bot.sender.nextTs();
+      const deletes = callsOf('chat.delete').length;
+      await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> how full is the disk?` });
+      const question = await slack.waitFor(() => approvalIn(slack, CHANNEL, ts), { what: 'the approval question' });
+      const turn = slack.thread(CHANNEL, ts)[0];
+      // While the question waits, the message shows the sentence, the step as a task card, and Stop.
+      expect(turn?.text).toBe('Let me check the disk.');
+      expect(turn?.tasks?.map((task) => [task.title, task.status])).toContainEqual([`Loading ${REPORT_SKILL.id}…`, 'complete']);
+      expect(turn?.tasks?.at(-1)?.title).toBe('Waiting for approval to run scripts/report.sh…');
+      expect(JSON.stringify(turn?.blocks)).toContain('turn_stop');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await bot.sender.click({ user: ALICE, channel: CHANNEL, messageTs: question.ts, threadTs: ts, actionId: 'hitl_yes_once', value: approvalIdOf(question) });
+      const answered = await waitForReply(slack, CHANNEL, ts, 'Let me check the disk.\n\nThe disk is 42% full.');
+      // The stream had ended by itself: the rest came through edits of the same message.
+      expect(answered.ts).toBe(turn?.ts);
+      expect(callsOf('chat.appendStream').some((call) => call.params.ts === turn?.ts && call.error === 'message_not_in_streaming_state')).toBe(true);
+      expect(slack.thread(CHANNEL, ts).filter((message) => message !== question)).toEqual([answered]);
+      expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts && !String(call.params.blocks ?? '').includes('hitl_'))).toHaveLength(0);
+      expect(callsOf('chat.delete').length).toBe(deletes);
+    } finally {
+      slack.expireIdleStreams(undefined);
+    }
+  });
+
   it('waits out a rate-limited stream call and goes on in the same message', async () => {
     anthropic.setBrain(() => textReply(ANSWER));
     slack.failNext('chat.appendStream', { kind: 'ratelimited', retryAfterS: 1 });

@@ -68,6 +68,11 @@ export interface FakeSlack {
   readonly views: PublishedView[];
   /** chat.startStream fails with `error` from now on (undefined serves it again). */
   refuseStreaming(error: string | undefined): void;
+  /**
+   * Streams that get nothing for `ms` end by themselves, as Slack ends idle streams (minutes there): the next
+   * append or stop fails with `message_not_in_streaming_state`. Undefined: streams never expire.
+   */
+  expireIdleStreams(ms: number | undefined): void;
   /** Files the bot uploaded into channels (files.getUploadURLExternal, the upload, files.completeUploadExternal). */
   readonly uploads: UploadedFile[];
   /** Downloads of shared files: which file, and whether the bot token came with the request. */
@@ -261,6 +266,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     views: workspace.views,
     refuseStreaming(error) {
       workspace.streamingRefusal = error;
+    },
+    expireIdleStreams(ms) {
+      workspace.streamIdleMs = ms;
     },
     uploads: workspace.uploads,
     downloads,

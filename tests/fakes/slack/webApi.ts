@@ -155,6 +155,8 @@ export class FakeWorkspace {
   readonly views: PublishedView[] = [];
   /** Set: chat.startStream fails with this error, as for a workspace or app without AI streaming. */
   streamingRefusal: string | undefined;
+  /** Set: a stream that got nothing for this long has ended by itself (Slack ends idle streams). */
+  streamIdleMs: number | undefined;
   #seq = 0;
   #fileSeq = 0;
 
@@ -402,6 +404,7 @@ export class FakeWorkspace {
     const channel = str(params, 'channel');
     const message = this.messages.find((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
     if (!message) return fail('message_not_found');
+    if (message.stream === 'streaming' && this.streamIdleMs !== undefined && Date.now() - (message.updatedAt ?? message.postedAt) > this.streamIdleMs) message.stream = 'stopped';
     if (message.stream !== 'streaming') return fail('message_not_in_streaming_state');
     const content = this.#streamContent(params);
     if (typeof content === 'string') return fail(content);
