@@ -8,7 +8,7 @@ import { slackErrorCode, type SlackApi } from './slackApi.ts';
 export const MIN_UPDATE_INTERVAL_MS = 1000;
 
 /** Where a turn keeps its message's ts, so a re-run of the same message (after a crash) reuses it. */
-export interface PlaceholderMemory {
+export interface MessageMemory {
   get(): Promise<string | undefined>;
   set(ts: string): Promise<void>;
   /** Told just before the message is posted, so a re-run after a crash mid-post knows to look for it. */
@@ -41,7 +41,7 @@ export class LiveMessage {
    * Posts the message, or takes over the one `memory` names (an earlier run's, or a stream that ended). A failure
    * is logged: the answer is then posted as a new message.
    */
-  open(text: string, memory?: PlaceholderMemory): void {
+  open(text: string, memory?: MessageMemory): void {
     this.#opened = (async () => {
       const earlier = await memory?.get();
       if (earlier !== undefined) {
@@ -57,12 +57,6 @@ export class LiveMessage {
       await memory?.set(this.#ts);
       this.#schedule();
     })().catch((error: unknown) => this.logger.warn({ err: slackErrorCode(error) }, 'posting the message failed'));
-  }
-
-  /** The message, once posted (or taken over); undefined when there is none. */
-  async ts(): Promise<string | undefined> {
-    await this.#opened;
-    return this.#ts;
   }
 
   /** Shows `text` on the next allowed update (a newer text replaces one not yet shown). */

@@ -11,7 +11,7 @@
 import type { Logger } from '../../src/log.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';
 import { AnswerStream, neutralise, STREAMING_REFUSALS, type StreamingSupport } from './answerStream.ts';
-import { LiveMessage, type PlaceholderMemory } from './liveMessage.ts';
+import { LiveMessage, type MessageMemory } from './liveMessage.ts';
 import { SLACK_MESSAGES, SLACK_TEXT_LIMIT } from './messageLimits.ts';
 import { markdownToMrkdwn } from './mrkdwn.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
@@ -65,7 +65,7 @@ export class TurnMessage {
     private readonly logger: Logger,
     private readonly streaming: StreamingSupport | undefined,
     /** Where the message's ts is kept for a re-run of the turn (after its instance died). */
-    private readonly memory: Pick<PlaceholderMemory, 'get' | 'set'> | undefined,
+    private readonly memory: Pick<MessageMemory, 'get' | 'set'> | undefined,
   ) {}
 
   /** Shows the message at once: a stream with the Stop button, or a posted "Working on it…"; or takes over the one a dead earlier run left. */

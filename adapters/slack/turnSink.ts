@@ -3,7 +3,7 @@
 import type { Logger } from '../../src/log.ts';
 import type { OutgoingFile, TurnSink } from '../../src/platform.ts';
 import type { StreamingSupport } from './answerStream.ts';
-import type { PlaceholderMemory } from './liveMessage.ts';
+import type { MessageMemory } from './liveMessage.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
 import { type ThreadTarget, TurnMessage } from './turnMessage.ts';
@@ -30,7 +30,7 @@ export class SlackTurnSink implements TurnSink {
     private readonly logger: Logger,
     private readonly options: ThreadReplyOptions = {},
     /** Where the turn's message is remembered, so a re-run (its first instance died) shows in the same one. */
-    memory?: Pick<PlaceholderMemory, 'get' | 'set'>,
+    memory?: Pick<MessageMemory, 'get' | 'set'>,
   ) {
     this.#message = new TurnMessage(api, target, logger, options.streaming, memory);
   }
