@@ -1,4 +1,8 @@
 // The Slack Web API methods the bot calls, answered like Slack answers them (the limits that matter enforced).
+import { blocksOf, blocksProblem, MARKDOWN_LIMIT } from './messageContent.ts';
+import { applyStream, streamContent, type StreamTask } from './streamContent.ts';
+
+export type { StreamTask } from './streamContent.ts';
 
 /** One message the bot posted, with every later edit. */
 export interface PostedMessage {
@@ -18,13 +22,6 @@ export interface PostedMessage {
   markdown?: boolean;
   /** Task cards streamed into it (by id, in order), until chat.update rewrites it. */
   tasks?: StreamTask[];
-}
-
-/** A task card a stream showed (task_update chunks with the same id update it). */
-export interface StreamTask {
-  id: string;
-  title: string;
-  status: 'pending' | 'in_progress' | 'complete' | 'error';
 }
 
 /** An assistant-thread call (setStatus, setTitle, setSuggestedPrompts), as Slack received it. */
@@ -98,43 +95,12 @@ export interface WorkspaceInfo {
 export type MethodResult = Record<string, unknown> & { ok: boolean };
 
 export const TEXT_LIMIT = 40_000;
-/** What `markdown_text` may hold in one call. */
-export const MARKDOWN_LIMIT = 12_000;
-const TASK_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
-const BLOCKS_LIMIT = 50;
-const SECTION_TEXT_LIMIT = 3000;
 
 const fail = (error: string): MethodResult => ({ ok: false, error });
 
 function str(params: Record<string, unknown>, name: string): string | undefined {
   const value = params[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** Blocks arrive JSON-encoded in form bodies (the SDK flattens objects that way). */
-function blocksOf(params: Record<string, unknown>): unknown[] | undefined | 'invalid' {
-  let value = params.blocks;
-  if (value === undefined || value === '') return undefined;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return 'invalid';
-    }
-  }
-  return Array.isArray(value) ? value : 'invalid';
-}
-
-/** The checks Slack makes that a bot is most likely to trip: counts and text lengths. */
-function blocksProblem(blocks: unknown[]): string | undefined {
-  if (blocks.length > BLOCKS_LIMIT) return 'invalid_blocks';
-  for (const block of blocks) {
-    const shaped = block as { type?: unknown; text?: { text?: unknown }; elements?: unknown[] };
-    if (typeof shaped.type !== 'string') return 'invalid_blocks';
-    if (shaped.type === 'section' && typeof shaped.text?.text === 'string' && shaped.text.text.length > SECTION_TEXT_LIMIT) return 'invalid_blocks';
-    if (shaped.type === 'actions' && (!Array.isArray(shaped.elements) || shaped.elements.length > 25)) return 'invalid_blocks';
-  }
-  return undefined;
 }
 
 export class FakeWorkspace {
@@ -353,35 +319,6 @@ export class FakeWorkspace {
     return { ok: true, files: done };
   }
 
-  /**
-   * A streaming call's content: `markdown_text`, then its chunks in order (JSON-encoded in form bodies): their
-   * Markdown joined, the blocks they carry, the task cards they show. A string is the error Slack gives.
-   */
-  #streamContent(params: Record<string, unknown>): { text: string; blocks: unknown[]; tasks: StreamTask[] } | string {
-    let chunks: unknown = params.chunks ?? [];
-    if (typeof chunks === 'string') {
-      try {
-        chunks = JSON.parse(chunks);
-      } catch {
-        return 'invalid_chunks';
-      }
-    }
-    if (!Array.isArray(chunks)) return 'invalid_chunks';
-    let text = typeof params.markdown_text === 'string' ? params.markdown_text : '';
-    const blocks: unknown[] = [];
-    const tasks: StreamTask[] = [];
-    for (const chunk of chunks as Array<Record<string, unknown>>) {
-      if (chunk.type === 'markdown_text' && typeof chunk.text === 'string') text += chunk.text;
-      else if (chunk.type === 'blocks' && Array.isArray(chunk.blocks) && chunk.blocks.length > 0) blocks.push(...(chunk.blocks as unknown[]));
-      else if (chunk.type === 'task_update' && typeof chunk.id === 'string' && typeof chunk.title === 'string' && TASK_STATUSES.has(String(chunk.status))) {
-        tasks.push({ id: chunk.id, title: chunk.title, status: chunk.status as StreamTask['status'] });
-      } else return 'invalid_chunks';
-    }
-    if (text.length > MARKDOWN_LIMIT) return 'msg_too_long';
-    const problem = blocksProblem(blocks);
-    return problem ?? { text, blocks, tasks };
-  }
-
   #startStream(params: Record<string, unknown>): MethodResult {
     if (this.streamingRefusal) return fail(this.streamingRefusal);
     const channel = str(params, 'channel');
@@ -391,11 +328,11 @@ export class FakeWorkspace {
     // Outside a DM Slack needs to know whom the streamed answer is for.
     if (!channel.startsWith('D') && !str(params, 'recipient_team_id')) return fail('missing_recipient_team_id');
     if (!channel.startsWith('D') && !str(params, 'recipient_user_id')) return fail('missing_recipient_user_id');
-    const content = this.#streamContent(params);
+    const content = streamContent(params);
     if (typeof content === 'string') return fail(content);
     if (content.text === '' && content.blocks.length === 0 && content.tasks.length === 0) return fail('no_text');
     const message: PostedMessage = { channel, ts: this.#nextTs(), threadTs, text: content.text, edits: [], postedAt: Date.now(), stream: 'streaming', markdown: true };
-    this.#applyStream(message, content, false);
+    applyStream(message, content, false);
     this.messages.push(message);
     return { ok: true, channel, ts: message.ts };
   }
@@ -406,28 +343,14 @@ export class FakeWorkspace {
     if (!message) return fail('message_not_found');
     if (message.stream === 'streaming' && this.streamIdleMs !== undefined && Date.now() - (message.updatedAt ?? message.postedAt) > this.streamIdleMs) message.stream = 'stopped';
     if (message.stream !== 'streaming') return fail('message_not_in_streaming_state');
-    const content = this.#streamContent(params);
+    const content = streamContent(params);
     if (typeof content === 'string') return fail(content);
     if (content.text === '' && content.blocks.length === 0 && content.tasks.length === 0 && !stop) return fail('no_text');
     if (message.text.length + content.text.length > TEXT_LIMIT) return fail('msg_too_long');
     if (content.text !== '') message.edits.push({ text: message.text, at: message.updatedAt ?? message.postedAt });
-    this.#applyStream(message, content, true);
+    applyStream(message, content, true);
     if (stop) message.stream = 'stopped';
     return { ok: true, channel: message.channel, ts: message.ts };
-  }
-
-  /** Streamed content lands at the message's end; a task card with a known id is updated where it stands. */
-  #applyStream(message: PostedMessage, content: { text: string; blocks: unknown[]; tasks: StreamTask[] }, append: boolean): void {
-    if (append && content.text !== '') message.text += content.text;
-    if (content.blocks.length > 0) message.blocks = [...(message.blocks ?? []), ...content.blocks];
-    for (const task of content.tasks) {
-      const tasks = (message.tasks ??= []);
-      const known = tasks.findIndex((candidate) => candidate.id === task.id);
-      if (known >= 0) tasks[known] = task;
-      else tasks.push(task);
-    }
-    // Only what changes the message dates a version (a bare stop does not).
-    if (append && (content.text !== '' || content.blocks.length > 0 || content.tasks.length > 0)) message.updatedAt = Date.now();
   }
 
   #delete(params: Record<string, unknown>): MethodResult {
