@@ -33,10 +33,13 @@ export class StreamingSupport {
   }
 }
 
-/** Errors that say the call itself is fine but this workspace or app cannot stream. */
+/**
+ * Errors of a stream's start that say this workspace or app cannot stream (or not as the bot starts it: with the
+ * Stop button in a `blocks` chunk).
+ */
 export const STREAMING_REFUSALS = new Set([
   'feature_not_enabled', 'not_allowed_token_type', 'unknown_method', 'method_not_supported_for_channel_type', 'missing_scope',
-  'not_allowed', 'team_not_allowed',
+  'not_allowed', 'team_not_allowed', 'invalid_chunks', 'invalid_blocks',
 ]);
 
 export interface StreamTarget {

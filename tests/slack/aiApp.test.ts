@@ -180,6 +180,16 @@ describe('Slack as an AI app', () => {
     }
   });
 
+  it('writes the answer as mrkdwn over the streamed message where Slack refuses markdown_text in chat.update', async () => {
+    anthropic.setBrain(() => textReply('**Ship it** on Friday.'));
+    slack.failNext('chat.update', { kind: 'error', error: 'invalid_arguments' });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> when?` });
+    const answered = await waitForReply(slack, CHANNEL, ts, '*Ship it* on Friday.');
+    expect(answered.stream).toBe('stopped');
+    expect(slack.thread(CHANNEL, ts)).toEqual([answered]);
+  });
+
   it('waits out a rate-limited stream call and goes on in the same message', async () => {
     anthropic.setBrain(() => textReply(ANSWER));
     slack.failNext('chat.appendStream', { kind: 'ratelimited', retryAfterS: 1 });
