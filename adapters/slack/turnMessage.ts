@@ -245,7 +245,7 @@ export class TurnMessage {
    * or, where streaming is refused or the text is too long for that, mrkdwn split to fit.
    */
   async #writeOver(ts: string, markdown: string): Promise<boolean> {
-    const { channel, threadTs } = this.target;
+    const { channel } = this.target;
     const escaped = neutralise(markdown);
     if (this.streaming?.allowed(this.target.teamId) && escaped.length <= MARKDOWN_LIMIT) {
       try {
@@ -262,14 +262,14 @@ export class TurnMessage {
       this.logger.warn({ err: slackErrorCode(error) }, 'writing the answer over the message failed; posting it');
       return false;
     }
-    await this.#post(rest, threadTs);
+    await this.#post(rest);
     return true;
   }
 
-  async #post(parts: string[], threadTs = this.target.threadTs): Promise<void> {
+  async #post(parts: string[]): Promise<void> {
     for (const [index, text] of parts.entries()) {
       try {
-        await this.api.post({ channel: this.target.channel, threadTs, text });
+        await this.api.post({ channel: this.target.channel, threadTs: this.target.threadTs, text });
       } catch (error) {
         this.logger.error({ err: slackErrorCode(error), part: index }, 'posting the answer failed');
         break;
