@@ -160,18 +160,20 @@ describe('Slack as an AI app', () => {
       const deletes = callsOf('chat.delete').length;
       await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> how full is the disk?` });
       const question = await slack.waitFor(() => approvalIn(slack, CHANNEL, ts), { what: 'the approval question' });
-      const turn = slack.thread(CHANNEL, ts)[0];
-      // While the question waits, the message shows the sentence, the step as a task card, and Stop.
-      expect(turn?.text).toBe('Let me check the disk.');
-      expect(turn?.tasks?.map((task) => [task.title, task.status])).toContainEqual([`Loading ${REPORT_SKILL.id}…`, 'complete']);
-      expect(turn?.tasks?.at(-1)?.title).toBe('Waiting for approval to run scripts/report.sh…');
-      expect(JSON.stringify(turn?.blocks)).toContain('turn_stop');
+      // While the question waits, the message shows the sentence, the steps as task cards, and Stop.
+      const turn = await slack.waitFor(() => {
+        const message = slack.thread(CHANNEL, ts)[0];
+        return message?.tasks?.at(-1)?.title === 'Waiting for approval to run scripts/report.sh…' && message;
+      }, { what: 'the waiting step in the turn message' });
+      expect(turn.text).toBe('Let me check the disk.');
+      expect(turn.tasks?.map((task) => [task.title, task.status])).toContainEqual([`Loading ${REPORT_SKILL.id}…`, 'complete']);
+      expect(JSON.stringify(turn.blocks)).toContain('turn_stop');
       await new Promise((resolve) => setTimeout(resolve, 600));
       await bot.sender.click({ user: ALICE, channel: CHANNEL, messageTs: question.ts, threadTs: ts, actionId: 'hitl_yes_once', value: approvalIdOf(question) });
       const answered = await waitForReply(slack, CHANNEL, ts, 'Let me check the disk.\n\nThe disk is 42% full.');
       // The stream had ended by itself: the rest came through edits of the same message.
-      expect(answered.ts).toBe(turn?.ts);
-      expect(callsOf('chat.appendStream').some((call) => call.params.ts === turn?.ts && call.error === 'message_not_in_streaming_state')).toBe(true);
+      expect(answered.ts).toBe(turn.ts);
+      expect(callsOf('chat.appendStream').some((call) => call.params.ts === turn.ts && call.error === 'message_not_in_streaming_state')).toBe(true);
       expect(slack.thread(CHANNEL, ts).filter((message) => message !== question)).toEqual([answered]);
       expect(callsOf('chat.postMessage').filter((call) => call.params.thread_ts === ts && !String(call.params.blocks ?? '').includes('hitl_'))).toHaveLength(0);
       expect(callsOf('chat.delete').length).toBe(deletes);
