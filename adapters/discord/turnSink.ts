@@ -7,6 +7,7 @@ import type { TurnSink } from '../../src/platform.ts';
 import type { DiscordApi } from './discordApi.ts';
 import type { Outlet } from './outlets.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';
+import { joinRounds, tailOf } from '../../src/text/turnText.ts';
 import { DISCORD_MESSAGES } from './messageLimits.ts';
 import { STOP_PREFIX } from './stop.ts';
 
@@ -36,11 +37,6 @@ export const WORKING_TEXT = '⏳ Working on it…';
 export interface DiscordTurnSink extends TurnSink {
   /** Stops the typing indicator and ignores later progress (the turn ended, or the bot is stopping). */
   close(): void;
-}
-
-/** A long text's latest words, as the status message shows them. */
-function tailOf(text: string): string {
-  return text.length > PREVIEW_CHARS ? `…${text.slice(-PREVIEW_CHARS)}` : text;
 }
 
 /**
@@ -91,14 +87,14 @@ export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, tur
     clearTimeout(cap);
     endPreview();
   };
-  const written = () => [...rounds, draft].filter((text) => text.trim() !== '').join('\n\n');
+  const written = () => joinRounds([...rounds, draft]);
   /** What was written so far (its tail) with the step the turn is on under it. */
-  const withStep = (step: string) => (written() === '' ? step : `${tailOf(written())}\n\n${step}`);
+  const withStep = (step: string) => (written() === '' ? step : `${tailOf(written(), PREVIEW_CHARS)}\n\n${step}`);
   const showPreview = () => {
     previewTimer = undefined;
     if (closed || draft.trim() === '') return;
     lastPreviewAt = Date.now();
-    update(`${tailOf(written())} …`);
+    update(`${tailOf(written(), PREVIEW_CHARS)} …`);
   };
   // The turn shows itself at once, with its Stop button.
   update(WORKING_TEXT);
@@ -120,7 +116,7 @@ export function createTurnSink(outlet: Outlet, api: DiscordApi, log: Logger, tur
     /** The answer, led by the texts written before tool calls (each shown once, here). */
     async reply(markdown) {
       close();
-      const chunks = splitMessage([...rounds, markdown].filter((text) => text.trim() !== '').join('\n\n'), DISCORD_MESSAGES);
+      const chunks = splitMessage(joinRounds([...rounds, markdown]), DISCORD_MESSAGES);
       await updates;
       await outlet.answer(chunks.length > 0 ? chunks : ['(The answer was empty.)']);
     },

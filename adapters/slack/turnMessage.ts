@@ -10,6 +10,7 @@
 // the Stop button, at most once a second.
 import type { Logger } from '../../src/log.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';
+import { joinRounds, tailOf } from '../../src/text/turnText.ts';
 import { AnswerStream, neutralise, STREAMING_REFUSALS, type StreamingSupport } from './answerStream.ts';
 import { LiveMessage, type MessageMemory } from './liveMessage.ts';
 import { SLACK_MESSAGES, SLACK_TEXT_LIMIT } from './messageLimits.ts';
@@ -30,8 +31,7 @@ const PREVIEW_CHARS = 1500;
 
 /** A text still being written, as an edited message shows it: its tail, marked unfinished. */
 export function previewText(markdown: string): string {
-  const tail = markdown.length > PREVIEW_CHARS ? `…${markdown.slice(-PREVIEW_CHARS)}` : markdown;
-  return `${markdownToMrkdwn(tail)} …`.slice(0, SLACK_TEXT_LIMIT);
+  return `${markdownToMrkdwn(tailOf(markdown, PREVIEW_CHARS))} …`.slice(0, SLACK_TEXT_LIMIT);
 }
 
 /** Who and where the turn answers. */
@@ -65,7 +65,7 @@ export class TurnMessage {
     private readonly logger: Logger,
     private readonly streaming: StreamingSupport | undefined,
     /** Where the message's ts is kept for a re-run of the turn (after its instance died). */
-    private readonly memory: Pick<MessageMemory, 'get' | 'set'> | undefined,
+    private readonly memory: MessageMemory | undefined,
   ) {}
 
   /** Shows the message at once: a stream with the Stop button, or a posted "Working on it…"; or takes over the one a dead earlier run left. */
@@ -120,7 +120,7 @@ export class TurnMessage {
 
   /** Writes the answer over the message (texts of earlier rounds leading it); posts it when there is no message. */
   async finish(markdown: string): Promise<void> {
-    const whole = [...this.#rounds, markdown].filter((text) => text.trim() !== '').join('\n\n');
+    const whole = joinRounds([...this.#rounds, markdown]);
     const ts = await this.#settle();
     if (ts !== undefined && (await this.#writeOver(ts, whole))) return;
     await this.#post(splitMessage(markdownToMrkdwn(whole), SLACK_MESSAGES));
@@ -145,7 +145,7 @@ export class TurnMessage {
 
   /** Every text so far, as written. */
   #text(): string {
-    return [...this.#rounds, this.#draft].filter((text) => text.trim() !== '').join('\n\n');
+    return joinRounds([...this.#rounds, this.#draft]);
   }
 
   #openTask(title: string): void {

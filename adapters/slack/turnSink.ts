@@ -30,7 +30,7 @@ export class SlackTurnSink implements TurnSink {
     private readonly logger: Logger,
     private readonly options: ThreadReplyOptions = {},
     /** Where the turn's message is remembered, so a re-run (its first instance died) shows in the same one. */
-    memory?: Pick<MessageMemory, 'get' | 'set'>,
+    memory?: MessageMemory,
   ) {
     this.#message = new TurnMessage(api, target, logger, options.streaming, memory);
   }
