@@ -1,4 +1,6 @@
 // Resolving a question exactly once, and telling everyone: the audit trail, the waiting turn, the bus, the message.
+import { setTimeout as delay } from 'node:timers/promises';
+import { isInstanceAlive } from '../chats/instanceLiveness.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/types.ts';
 import type { ApprovalBus } from './approvalBus.ts';
@@ -15,6 +17,10 @@ export interface ApprovalResolverDeps {
   logger: Logger;
   now: () => number;
   keepMs: number;
+  /** This instance: it goes on resolved records as `decidedOn`. */
+  instanceId: string;
+  /** How long a turn's instance gives another that decided its question to mark the message (see ensureMarked). */
+  markGraceMs: number;
   /** The decision with its MAC (see ApprovalRuntime.isAuthentic). */
   seal: (record: ApprovalRecord) => ApprovalRecord;
   /** Called once per question, by the one resolution that won. */
@@ -22,9 +28,6 @@ export interface ApprovalResolverDeps {
 }
 
 export type Resolution = { won: boolean; record: ApprovalRecord };
-
-/** How many questions marked here are remembered for `ensureMarked` (those awaited elsewhere are never asked about). */
-const MARKED_KEPT = 1000;
 
 /**
  * Every resolution goes through the store's compare-and-set from `pending`, so exactly one wins across
@@ -35,11 +38,6 @@ export class ApprovalResolver {
   readonly #presenters = new Map<string, ApprovalPresenter>();
   /** Resolved records whose platform had no presenter yet; marked when it is added. */
   #unannounced: ApprovalRecord[] = [];
-  /**
-   * Questions whose message this instance is marking or marked resolved (whether Slack took it), not yet asked
-   * about by `ensureMarked` (the newest few).
-   */
-  readonly #marking = new Map<string, Promise<boolean>>();
 
   constructor(deps: ApprovalResolverDeps) {
     this.#deps = deps;
@@ -80,7 +78,7 @@ export class ApprovalResolver {
 
   /** Undefined when the record is gone; otherwise whether this call won, and the record as it now stands. */
   async resolve(id: string, outcome: ApprovalOutcome, decidedBy: string): Promise<Resolution | undefined> {
-    const { store, waiters, now, keepMs, seal } = this.#deps;
+    const { store, waiters, now, keepMs, seal, instanceId } = this.#deps;
     const stored = await store.get<ApprovalRecord>('approvals', id);
     const local = waiters.get(id)?.record;
     if (stored === undefined) {
@@ -93,7 +91,7 @@ export class ApprovalResolver {
       return { won: false, record: stored };
     }
     const platformRef = stored.platformRef ?? local?.platformRef;
-    const next = seal(resolvedRecord(platformRef === undefined ? stored : { ...stored, platformRef }, outcome, decidedBy, now()));
+    const next = seal({ ...resolvedRecord(platformRef === undefined ? stored : { ...stored, platformRef }, outcome, decidedBy, now()), decidedOn: instanceId });
     if (!(await store.compareAndSet('approvals', id, 'pending', next, keepMs))) {
       const current = (await store.get<ApprovalRecord>('approvals', id)) ?? stored;
       if (current.status === 'resolved') waiters.settle(current);
@@ -119,35 +117,33 @@ export class ApprovalResolver {
       // before the adapters started: the message is updated when the platform's presenter is added.
       if (record.platformRef !== undefined) this.#unannounced.push(record);
     } else {
-      const marked = presenter.resolved(record).then(
-        () => true,
-        (error: unknown) => {
-          logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
-          return false;
-        },
-      );
-      this.#marking.set(record.id, marked);
-      if (this.#marking.size > MARKED_KEPT) this.#marking.delete(this.#marking.keys().next().value ?? '');
-      await marked;
+      try {
+        await presenter.resolved(record);
+      } catch (error) {
+        logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
+      }
     }
     this.#deps.onResolved(record);
   }
 
   /**
-   * The turn that asked has its answer: unless this instance marked the question's message resolved itself, it
-   * marks it (again) now. The instance that took the click may have died before Slack took its update (a 429's
-   * wait), which would leave the buttons standing; the same update twice shows nothing new.
+   * The turn that asked has its answer. The instance that decided it marks its message; if that one died before
+   * the platform took the update (killed in a 429's wait), the buttons would stand on a decided question. So once
+   * the decider has had `markGraceMs` to finish or be seen dead, the message of a dead decider is marked here.
    */
   async ensureMarked(record: ApprovalRecord): Promise<void> {
+    const { store, instanceId, markGraceMs, logger } = this.#deps;
+    const { decidedOn } = record;
     // Only a decision the store holds (sealed): a turn let go unanswered (a handover) leaves its question open.
     if (record.status !== 'resolved' || record.platformRef === undefined || record.mac === undefined) return;
-    const here = this.#marking.get(record.id);
-    this.#marking.delete(record.id);
-    if (here !== undefined && (await here)) return;
+    if (decidedOn === undefined || decidedOn === instanceId) return;
+    await delay(markGraceMs, undefined, { ref: false });
+    // A store that cannot tell (or is closed) counts the decider as alive: its own update stands.
+    if (await isInstanceAlive(store, decidedOn).catch(() => true)) return;
     try {
       await this.presenterFor(record.worldId)?.resolved(record);
     } catch (error) {
-      this.#deps.logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
+      logger.warn({ err: error, approvalId: record.id }, 'marking an approval resolved failed');
     }
   }
 }

@@ -123,6 +123,9 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       logger: this.#logger,
       now: this.#now,
       keepMs: this.#keepMs,
+      instanceId: this.instanceId,
+      // Its liveness lapses within a TTL of dying; twice that is time to see it gone.
+      markGraceMs: 2 * this.#instanceTtlMs,
       seal: (record) => ({ ...record, mac: this.#sealer.seal('approval', record.id, decisionFields(record)) }),
       onResolved: (record) => this.#emit('hitl-option-resolved', record),
     });

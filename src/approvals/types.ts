@@ -68,6 +68,11 @@ export interface ApprovalRecord {
   option?: ApprovalOption;
   decidedBy?: string;
   decidedAt?: number;
+  /**
+   * The instance that resolved it (took the response, ran the timer or the sweep), which marks its message. Not
+   * sealed: it only tells the asking instance whose death to look for before marking the message itself.
+   */
+  decidedOn?: string;
   turnId?: string;
   /** The instance awaiting the answer (the asker, or whoever resumed it); absent on records from before instance ids. */
   instanceId?: string;

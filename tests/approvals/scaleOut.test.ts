@@ -70,17 +70,34 @@ function describeScaleOut(name: string, location: Location): void {
       expect(click.kind).toBe('already_resolved');
     }, 15_000);
 
-    it('the asking instance marks the question answered when the instance that took the click could not', async () => {
-      const one = await instances.start({ bus: 'store', started: true, runtime: SWEEPS_OFTEN });
+    it('the asking instance marks the question answered when the instance that took the click died before the platform took its update', async () => {
+      const one = await instances.start({ bus: 'store', started: true, runtime: { ...SWEEPS_OFTEN, ...HANDS_OVER } });
       const answer = one.runtime.request(question());
       const shown = await presentedOnce(one.presenter);
-      // The click lands on an instance whose update of the message never reaches the platform (it died in a 429's wait).
-      const two = await instances.start({ bus: 'store', started: true, presenter: 'failResolved' });
+      // The click lands on an instance whose update of the message never reaches the platform, and which then dies
+      // (killed in a 429's wait).
+      const two = await instances.start({ bus: 'store', started: true, presenter: 'failResolved', runtime: HANDS_OVER });
       expect((await two.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'yes_once', userId: 'U-alice' })).kind).toBe('accepted');
       expect(two.presenter.resolvedRecords).toHaveLength(1);
+      await two.crash();
       expect((await answer).outcome).toBe('yes_once');
-      await vi.waitFor(() => expect(one.presenter.resolvedRecords.map((record) => [record.id, record.outcome, record.platformRef])).toEqual([[shown.id, 'yes_once', 'instance1-1']]));
-    });
+      await vi.waitFor(() => expect(one.presenter.resolvedRecords.map((record) => [record.id, record.outcome, record.platformRef])).toEqual([[shown.id, 'yes_once', 'instance1-1']]), {
+        timeout: 8_000,
+      });
+    }, 15_000);
+
+    it('the asking instance leaves the question to a live instance that took the click', async () => {
+      const one = await instances.start({ bus: 'store', started: true, runtime: { ...SWEEPS_OFTEN, ...HANDS_OVER } });
+      const answer = one.runtime.request(question());
+      const shown = await presentedOnce(one.presenter);
+      const two = await instances.start({ bus: 'store', started: true, runtime: HANDS_OVER });
+      await two.runtime.respond({ worldId: WORLD, approvalId: shown.id, option: 'no', userId: 'U-alice' });
+      expect((await answer).outcome).toBe('no');
+      // Past the grace the asker gives the decider (twice the liveness TTL): still marked once, by the decider.
+      await sleep(3_500);
+      expect(two.presenter.resolvedRecords).toHaveLength(1);
+      expect(one.presenter.resolvedRecords).toEqual([]);
+    }, 15_000);
 
     it('a re-run on another instance resumes the question by resumeKey: the click on the original message counts', async () => {
       const asked = question({ resumeKey: `${WORLD}/T1/msg-1/1` });
