@@ -2,7 +2,7 @@
 // (and how many), what was posted twice or taken back, and bot messages left showing something other than an answer.
 import { TURN_STOP_ACTION_ID } from '../../adapters/slack/turnControls.ts';
 import { PLACEHOLDER_TEXT } from '../../adapters/slack/turnSink.ts';
-import type { FakeSlack } from '../../tests/fakes/slack.ts';
+import type { FakeSlack, PostedMessage } from '../../tests/fakes/slack.ts';
 import { parseFinalReply, textsIn } from './markers.ts';
 
 export interface ThreadState {
@@ -35,6 +35,11 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** A bot message in a thread that is not an approval question (those carry `hitl_` buttons, or did). */
+function isTurnMessage(message: PostedMessage): boolean {
+  return message.threadTs !== undefined && !JSON.stringify(message.blocks ?? []).includes('hitl_');
+}
+
 export function readThreads(slack: FakeSlack): ThreadState {
   const finals = new Map<string, number>();
   const otherReplies = new Map<string, number>();
@@ -42,7 +47,7 @@ export function readThreads(slack: FakeSlack): ThreadState {
   const leftOverExamples: string[] = [];
   for (const message of slack.messages) {
     // Approval questions aside; the placeholder carries blocks too (its Stop button) and is judged by its text.
-    if (message.threadTs === undefined || JSON.stringify(message.blocks ?? []).includes('hitl_')) continue;
+    if (!isTurnMessage(message)) continue;
     const final = parseFinalReply(message.text);
     if (final) {
       finals.set(final.marker, (finals.get(final.marker) ?? 0) + 1);
@@ -91,7 +96,7 @@ export function readThreads(slack: FakeSlack): ThreadState {
     deletedTexts,
     morePosts: morePosts.length,
     morePostsExamples: morePosts.slice(0, 5).map(([marker, count]) => `${marker}: ${count} messages`),
-    deletedMessages: slack.deleted.filter((message) => message.threadTs !== undefined && !JSON.stringify(message.blocks ?? []).includes('hitl_')).length,
+    deletedMessages: slack.deleted.filter(isTurnMessage).length,
     duplicatePosts,
     duplicateExamples,
     leftOver,
