@@ -21,7 +21,8 @@ export function deliveryScenarios(ctx: ContractContext): void {
     const chat = await ctx.driver.mention('alice', 'what is the release plan?');
     await chat.waitForAnswer(ANSWER);
     await expect.poll(() => chat.hasStopButton(), { timeout: 10_000 }).toBe(false);
-    expect(chat.answers().filter((answer) => answer.includes(ANSWER))).toHaveLength(1);
+    // One answer, led by the sentence written before the tool call.
+    expect(chat.answers().filter((answer) => answer.includes(ANSWER))).toEqual([`${BEFORE_TOOL}\n\n${ANSWER}`]);
     // Never posted twice, not even for a moment (a message deleted later counts), and nothing posted then taken back.
     expect(chat.messagesThatHeld(ANSWER)).toBe(1);
     expect(chat.messagesThatHeld(BEFORE_TOOL)).toBe(1);
