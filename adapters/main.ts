@@ -1,6 +1,6 @@
-import { processOutput } from '../src/commandOutput.ts';
+import { processOutput } from '../src/ops/commandOutput.ts';
 import { type PlatformLauncher, runCli } from '../src/cli.ts';
-import { ConfigError } from '../src/config.ts';
+import { ConfigError } from '../src/config/config.ts';
 import { discordEnabled } from './discord/enabled.ts';
 import { slackEnabled } from './slack/enabled.ts';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createExecutor } from '../src/exec/executor.ts';
 import { describeBoundsMode } from '../src/exec/runCgroup.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/ops/log.ts';
 
 const runs = Number(process.argv[2] ?? 200);
 const warmup = 20;

@@ -15,8 +15,8 @@ import { Worker } from 'node:worker_threads';
 import { createClient } from '@keyv/redis';
 import sqlite3 from 'sqlite3';
 import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { silentLogger } from '../src/log.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { silentLogger } from '../src/ops/log.ts';
 import { createStore } from '../src/store/createStore.ts';
 
 const OTHER_KEYS = Number(process.env.BENCH_OTHER_KEYS ?? 1_000_000);

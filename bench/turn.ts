@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { silentLogger } from '../src/log.ts';
-import type { IncomingMessage, TurnSink } from '../src/platform.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { silentLogger } from '../src/ops/log.ts';
+import type { IncomingMessage, TurnSink } from '../src/chats/platform.ts';
 import { writeSkills } from '../tests/agent/harness.ts';
 
 const CHATS = Number(process.env.BENCH_CHATS ?? 200);

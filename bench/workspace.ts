@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createExecutor } from '../src/exec/executor.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/ops/log.ts';
 import { SkillRegistry } from '../src/skills/registry.ts';
 import { createStore } from '../src/store/createStore.ts';
 import { ChatWorkspaces } from '../src/workspace/chatWorkspaces.ts';

@@ -1,4 +1,4 @@
-import { type Config, worldSettings } from './config.ts';
+import { type Config, worldSettings } from './config/config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
 import { emptyUsage } from './agent/usage.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
@@ -10,21 +10,25 @@ import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
 import { chooseWorkspaceRoot } from './workspace/workspaceRoot.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
-import { isPendingApproval } from './approvals/index.ts';
-import { bindToApprovedContent } from './approvals/index.ts';
-import { ApprovalRuntime } from './approvals/index.ts';
-import { type AuditLog, createAuditLog } from './approvals/index.ts';
-import { createGrants, type Grants } from './approvals/index.ts';
-import { createRecordSealer } from './approvals/index.ts';
-import { loadStateKey } from './approvals/index.ts';
+import {
+  ApprovalRuntime,
+  type AuditLog,
+  bindToApprovedContent,
+  createAuditLog,
+  createGrants,
+  createRecordSealer,
+  createStoreApprovalBus,
+  declineOpenApprovals,
+  type Grants,
+  isPendingApproval,
+  loadStateKey,
+} from './approvals/index.ts';
 import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
-import { logDecision } from './decisionLog.ts';
-import { createStoreApprovalBus } from './approvals/index.ts';
-import { declineOpenApprovals } from './approvals/index.ts';
-import type { Logger } from './log.ts';
-import { Metrics } from './metrics.ts';
-import { createModelClient, describeProvider } from './modelClient.ts';
-import { budgetSpentText, TokenBudgets } from './tokenBudget.ts';
+import { logDecision } from './ops/decisionLog.ts';
+import type { Logger } from './ops/log.ts';
+import { Metrics } from './ops/metrics.ts';
+import { createModelClient, describeProvider } from './model/modelClient.ts';
+import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { createStore } from './store/createStore.ts';
 import type { Store } from './store/types.ts';

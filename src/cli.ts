@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config as loadDotenv } from 'dotenv';
 import type { App } from './app.ts';
-import type { CommandOutput } from './commandOutput.ts';
-import { type Config, ConfigError, loadConfig, platformCredentialProblems } from './config.ts';
-import type { HttpServer } from './httpServer.ts';
-import type { Logger } from './log.ts';
+import type { CommandOutput } from './ops/commandOutput.ts';
+import { type Config, ConfigError, loadConfig, platformCredentialProblems } from './config/config.ts';
+import type { HttpServer } from './ops/httpServer.ts';
+import type { Logger } from './ops/log.ts';
 import type { Store } from './store/types.ts';
 
 // Each command imports what it needs when it runs: `skills list` must not pay for the model SDK, the store
@@ -71,7 +71,7 @@ interface ProcessLog {
 
 /** The long-running commands log; the short ones print their result and need no logger (nor pino). */
 async function processLogger(config: Config): Promise<ProcessLog> {
-  const [{ createLogger }, { newInstanceId }] = await Promise.all([import('./log.ts'), import('./chats/instanceLiveness.ts')]);
+  const [{ createLogger }, { newInstanceId }] = await Promise.all([import('./ops/log.ts'), import('./chats/instanceLiveness.ts')]);
   const instanceId = newInstanceId();
   return { logger: createLogger(config.logLevel, { instanceId }), instanceId };
 }
@@ -85,7 +85,7 @@ async function chat(args: string[], host: CliHost, config: Config, log: ProcessL
   // JSON lines between the messages would bury the conversation (and a piped run's answers on the same screen):
   // every line goes to a file, and warnings and errors show on stderr, one readable line each.
   const onTerminal = host.interactive === true;
-  const chatLogger = (await import('./log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE, { instanceId: log.instanceId });
+  const chatLogger = (await import('./ops/log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE, { instanceId: log.instanceId });
   const { createApp } = await import('./app.ts');
   const app = await createApp(config, chatLogger, { instanceId: log.instanceId });
   // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
@@ -110,7 +110,7 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
     logger.info('no platform credentials set: starting the terminal chat');
     return chat([], host, config, log);
   }
-  const [{ createApp }, { HttpServer }] = await Promise.all([import('./app.ts'), import('./httpServer.ts')]);
+  const [{ createApp }, { HttpServer }] = await Promise.all([import('./app.ts'), import('./ops/httpServer.ts')]);
   const app = await createApp(config, logger, { instanceId });
   const running: RunningPlatform[] = [];
   const http: HttpServer = new HttpServer(logger, async () => {
@@ -194,7 +194,7 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
       case 'chat':
         return await chat(rest, host, config, await processLogger(config));
       case 'doctor': {
-        const { runDoctor } = await import('./doctor.ts');
+        const { runDoctor } = await import('./ops/doctor.ts');
         return await runDoctor(config, { output: host.output });
       }
       case 'skills': {

@@ -3,7 +3,7 @@
 import { type ButtonInteraction, MessageFlags } from 'discord.js';
 import type { ApprovalRuntime } from '../../src/approvals/index.ts';
 import type { ResponseResult } from '../../src/approvals/index.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import { describeOutcome, parseCustomId } from './approvalCard.ts';
 import { channelFactsOf, locate, type ThreadDirectory, worldOf } from './places.ts';
 import type { DiscordApprovalPresenter } from './approvalPresenter.ts';

@@ -1,8 +1,8 @@
 // Messages and @mentions: which ones start or continue a chat, each handed to the core's accept step once.
 import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Message } from 'discord.js';
-import type { Logger } from '../../src/log.ts';
-import type { IncomingMessage } from '../../src/platform.ts';
+import type { Logger } from '../../src/ops/log.ts';
+import type { IncomingMessage } from '../../src/chats/platform.ts';
 import { attachmentsOf } from './attachments.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';

@@ -1,6 +1,6 @@
 // Where one turn's status line and answer go: channel messages, or a slash command's own reply.
 import type { ChatInputCommandInteraction } from 'discord.js';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import type { ActivityWatch } from './chatActivity.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 

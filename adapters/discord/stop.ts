@@ -1,7 +1,7 @@
 // Stopping a running turn from Discord: the Stop button on its status line, or a message that is just "stop".
 import { type ButtonInteraction, type Message, MessageFlags } from 'discord.js';
 import { isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult, type TurnStops } from '../../src/chats/stop.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import type { DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Place, type ThreadDirectory } from './places.ts';
 

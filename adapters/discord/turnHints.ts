@@ -1,7 +1,7 @@
 // "I am answering this message": told to the other instances, so a command reply waiting there stops "thinking".
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import type { Store } from '../../src/store/types.ts';
 
 export const TURN_HINT_CHANNEL = 'discord:turns';

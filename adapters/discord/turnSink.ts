@@ -2,8 +2,8 @@
 // progress and then the answer as it is written, the answer (led by what the model wrote before its tool calls)
 // split to fit.
 import { ButtonStyle, ComponentType } from 'discord.js';
-import type { Logger } from '../../src/log.ts';
-import type { TurnSink } from '../../src/platform.ts';
+import type { Logger } from '../../src/ops/log.ts';
+import type { TurnSink } from '../../src/chats/platform.ts';
 import type { DiscordApi } from './discordApi.ts';
 import type { Outlet } from './outlets.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';

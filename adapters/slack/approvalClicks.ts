@@ -3,7 +3,7 @@
 import type { App as BoltApp } from '@slack/bolt';
 import type { App } from '../../src/app.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import { optionOfAction, outcomeText } from './approvalCard.ts';
 import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { parseMessageRef, slackWorldId } from './ids.ts';

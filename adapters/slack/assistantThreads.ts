@@ -4,7 +4,7 @@
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
 import type { App } from '../../src/app.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import type { Skill } from '../../src/skills/types.ts';
 import { slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';

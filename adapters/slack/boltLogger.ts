@@ -1,7 +1,7 @@
 // Bolt and its clients log through ours (pino), so LOG_LEVEL and the log format hold for them too.
 import { format } from 'node:util';
 import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 
 function boltLevel(logger: Logger): LogLevel {
   if (logger.isLevelEnabled('debug')) return LogLevel.DEBUG;

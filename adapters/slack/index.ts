@@ -2,8 +2,8 @@
 import { App as BoltApp, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { App } from '../../src/app.ts';
 import type { PlatformLauncher, RunningPlatform } from '../../src/cli.ts';
-import { ConfigError } from '../../src/config.ts';
-import type { HttpServer } from '../../src/httpServer.ts';
+import { ConfigError } from '../../src/config/config.ts';
+import type { HttpServer } from '../../src/ops/httpServer.ts';
 import { registerAppHome } from './appHome.ts';
 import { registerApprovalClicks } from './approvalClicks.ts';
 import { registerAssistantThreads } from './assistantThreads.ts';

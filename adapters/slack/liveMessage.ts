@@ -1,7 +1,7 @@
 // A message shown through edits while a turn works: posted once (or taken over), then updated at most once a
 // second, the latest text winning. While the turn runs it carries controls (the Stop button): `blocksFor` adds
 // them to each update. What it finally reads is written by its owner once it has settled.
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import type { SlackBlock } from './approvalCard.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 

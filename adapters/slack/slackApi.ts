@@ -1,7 +1,7 @@
 // The few Web API calls the adapter makes, with the one retry that can never post twice: after a 429.
 import { setTimeout as delay } from 'node:timers/promises';
 import { webApi } from '@slack/bolt';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import type { SlackBlock } from './approvalCard.ts';
 
 type WebClient = InstanceType<typeof webApi.WebClient>;

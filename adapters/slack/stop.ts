@@ -3,7 +3,7 @@ import type { App as BoltApp } from '@slack/bolt';
 import type { App } from '../../src/app.ts';
 import { isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult } from '../../src/chats/stop.ts';
 import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import { slackChatId, slackWorldId } from './ids.ts';
 import { approvalClickSchema } from './payloads.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';

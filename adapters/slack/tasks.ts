@@ -1,6 +1,6 @@
 // Work that goes on after Slack got its acknowledgement: tracked, so nothing rejects unhandled and stop()
 // can wait for it.
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 
 export class BackgroundTasks {
   readonly #running = new Set<Promise<void>>();

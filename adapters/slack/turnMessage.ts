@@ -8,7 +8,7 @@
 // what the model now says (a retried call that says something else; a re-run taking over the message its dead
 // first run left), the same message is edited in place instead: a preview of the text with the current step and
 // the Stop button, at most once a second.
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/ops/log.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';
 import { joinRounds, tailOf } from '../../src/text/turnText.ts';
 import { AnswerStream, neutralise, STREAMING_REFUSALS, type StreamingSupport } from './answerStream.ts';

@@ -1,8 +1,8 @@
 // Hands a Slack message to the core's durable queue; any instance then answers it in its thread.
 import type { App } from '../../src/app.ts';
 import type { AcceptResult } from '../../src/chats/dispatcher.ts';
-import type { Logger } from '../../src/log.ts';
-import type { MessageFile, PlatformPort } from '../../src/platform.ts';
+import type { Logger } from '../../src/ops/log.ts';
+import type { MessageFile, PlatformPort } from '../../src/chats/platform.ts';
 import { downloadSlackFile } from './files.ts';
 import { readSlackContext, type SlackSelf } from './threadContext.ts';
 import type { Store } from '../../src/store/types.ts';

@@ -6,7 +6,7 @@ import type { App } from '../../src/app.ts';
 import { formatUsage } from '../../src/agent/usage.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { IncomingMessage, TurnSink } from '../../src/platform.ts';
+import type { IncomingMessage, TurnSink } from '../../src/chats/platform.ts';
 import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';
 import { terminalSafe } from '../../src/text/visible.ts';
 

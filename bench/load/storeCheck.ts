@@ -1,6 +1,6 @@
 // The load process's own look into the shared store: who asked a question, and what is left once the run is quiet
 // (nothing should still wait in an inbox or for an answer).
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

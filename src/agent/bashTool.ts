@@ -2,7 +2,7 @@
 // its working directory, the chat's loaded skills at /skills/<id>, no network unless the world's `network` list
 // holds `bash`), and only after a person approved that exact command (or a "yes for this thread" grant for shell
 // commands of this requester covers it). Each command starts a fresh shell: files persist, shell state does not.
-import { worldAllowsNetwork } from '../config.ts';
+import { worldAllowsNetwork } from '../config/config.ts';
 import { authorize, notRunSentence, runAuditEntry, SHELL_CONTENT } from '../approvals/index.ts';
 import { missingDependencyHint } from '../skills/dependencies/index.ts';
 import { visible } from '../text/visible.ts';

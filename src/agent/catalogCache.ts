@@ -1,4 +1,4 @@
-import type { WorldSettings } from '../config.ts';
+import type { WorldSettings } from '../config/config.ts';
 import { renderCatalog } from '../skills/catalog.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 

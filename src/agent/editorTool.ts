@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
-import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
 import { entryAt, readInside, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize } from './inputFiles.ts';

@@ -1,11 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { type Config, worldAllowsSkill, worldSettings } from '../config.ts';
+import { type Config, worldAllowsSkill, worldSettings } from '../config/config.ts';
 import type { History } from '../chats/history.ts';
 import type { TurnRun, TurnStops } from '../chats/stop.ts';
-import type { Logger } from '../log.ts';
-import type { Metrics } from '../metrics.ts';
-import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform.ts';
+import type { Logger } from '../ops/log.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { IncomingMessage, TurnPlatform, TurnSink } from '../chats/platform.ts';
 import { turnContextText } from './threadContext.ts';
 import { fileBlocks, historyFileBlocks, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';

@@ -1,6 +1,6 @@
 // find_skills: when the catalog cannot list every skill this world allows, the model searches them all.
 // The answer names ids and one-line descriptions only; the model then calls load_skill with the one it wants.
-import { worldAllowsSkill } from '../config.ts';
+import { worldAllowsSkill } from '../config/config.ts';
 import { escapeAttr, escapeText } from '../skills/escape.ts';
 import type { ToolOutcome } from './loop.ts';
 import { findSkillsInput } from './tools.ts';

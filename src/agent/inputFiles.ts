@@ -1,9 +1,9 @@
 // The files of a message as model input: images and PDFs as their own blocks, text as text, the rest as a note.
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { extname } from 'node:path';
-import type { FileLimits } from '../config.ts';
-import type { MessageFile } from '../platform.ts';
-import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import type { FileLimits } from '../config/config.ts';
+import type { MessageFile } from '../chats/platform.ts';
+import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
 import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
 import { placeSharedFiles } from '../workspace/sharedFiles.ts';
 

@@ -1,10 +1,10 @@
 // After code ran in a chat's workspace: what it created or changed (for the model, with the text of small new text
 // files, so a JSON a script wrote needs no second round trip), and the delivery of what it left in
 // /workspace/outputs to the thread. Files are read without following links (src/workspace/safeFiles.ts).
-import type { FileLimits } from '../config.ts';
+import type { FileLimits } from '../config/config.ts';
 import type { ExecResult } from '../exec/types.ts';
-import { SANDBOX_PATHS } from '../sandboxPaths.ts';
-import type { OutgoingFile } from '../platform.ts';
+import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import type { OutgoingFile } from '../chats/platform.ts';
 import { visible } from '../text/visible.ts';
 import { readInside } from '../workspace/safeFiles.ts';
 import { describeSize } from './inputFiles.ts';

@@ -3,7 +3,7 @@
 // preflight commands and hooks; pre_context hooks; preflight steps; the run-on-load scripts; the envelope with the
 // preflight context and variables; the chat's record of active skills; post_context hooks. Loading runs no other
 // script: the ones its instructions name take arguments, and run when the model calls them (run_skill_script).
-import { worldAllowsSkill } from '../config.ts';
+import { worldAllowsSkill } from '../config/config.ts';
 import {
   authorizeSkillCode,
   hookItems,

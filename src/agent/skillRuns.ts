@@ -1,4 +1,4 @@
-import { worldAllowsNetwork } from '../config.ts';
+import { worldAllowsNetwork } from '../config/config.ts';
 import type { ExecResult } from '../exec/types.ts';
 import { runAuditEntry } from '../approvals/index.ts';
 import { SYSTEM_DECIDERS } from '../approvals/index.ts';
@@ -10,7 +10,7 @@ import { describeHookFailures, fireHooks, type HookDetails, type HookReport, typ
 import { missingDependencyHint } from '../skills/dependencies/index.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
 import { visible } from '../text/visible.ts';
-import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
 import { entryAt, writeInside } from '../workspace/safeFiles.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize, safeFileName } from './inputFiles.ts';

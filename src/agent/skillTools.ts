@@ -1,4 +1,4 @@
-import { worldAllowsSkill } from '../config.ts';
+import { worldAllowsSkill } from '../config/config.ts';
 import { activateSkill } from './skillActivation.ts';
 import { renderScriptResult, renderSkillFailure } from '../skills/envelope.ts';
 import { missingSkill } from '../skills/loadSkill.ts';

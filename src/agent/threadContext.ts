@@ -1,8 +1,8 @@
 // What was said before the bot's message, as model input: bounded, attributed, and quoted as channel content.
-import type { ContextLimits } from '../config.ts';
+import type { ContextLimits } from '../config/config.ts';
 import { estimateTokens } from '../chats/history.ts';
-import type { Logger } from '../log.ts';
-import type { ContextMessage, IncomingMessage, TurnPlatform } from '../platform.ts';
+import type { Logger } from '../ops/log.ts';
+import type { ContextMessage, IncomingMessage, TurnPlatform } from '../chats/platform.ts';
 
 /** The newest messages within the count and token bounds, oldest first. */
 export function boundContext(messages: readonly ContextMessage[], limits: ContextLimits): ContextMessage[] {

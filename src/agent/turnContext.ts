@@ -1,12 +1,12 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { FileLimits, WorldSettings } from '../config.ts';
+import type { FileLimits, WorldSettings } from '../config/config.ts';
 import type { Executor, HashFolder } from '../exec/types.ts';
 import type { ApprovalRuntime } from '../approvals/index.ts';
 import type { AuditLog } from '../approvals/index.ts';
 import type { Grants } from '../approvals/index.ts';
-import type { Logger } from '../log.ts';
-import type { Metrics } from '../metrics.ts';
-import type { OutgoingFile } from '../platform.ts';
+import type { Logger } from '../ops/log.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { OutgoingFile } from '../chats/platform.ts';
 import type { InputFile } from './inputFiles.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';

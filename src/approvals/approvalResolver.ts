@@ -1,7 +1,7 @@
 // Resolving a question exactly once, and telling everyone: the audit trail, the waiting turn, the bus, the message.
 import { setTimeout as delay } from 'node:timers/promises';
 import { isInstanceAlive } from '../chats/instanceLiveness.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import type { ApprovalBus } from './approvalBus.ts';
 import { platformOf, resolvedRecord } from './approvalRecord.ts';

@@ -1,5 +1,5 @@
 // "Resume instead of re-ask": a re-run of a turn awaits the question its first run showed.
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { resumeIndexKey, sameQuestion, SYSTEM_DECIDERS, type ResumeIndex } from './approvalRecord.ts';
 import type { ApprovalResolver } from './approvalResolver.ts';

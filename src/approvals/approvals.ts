@@ -1,7 +1,7 @@
 // The approval runtime: puts a question to people in a world and resolves it exactly once, across instances.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { silentLogger, type Logger } from '../log.ts';
+import { silentLogger, type Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { createLocalApprovalBus, type ApprovalBus } from './approvalBus.ts';
 import { decisionFields, isOption, newApprovalRecord, pendingFields, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';

@@ -1,6 +1,6 @@
 // Operator commands: `skillbot audit` and `skillbot grants list|revoke`.
 import { parseArgs } from 'node:util';
-import type { CommandOutput } from '../commandOutput.ts';
+import type { CommandOutput } from '../ops/commandOutput.ts';
 import type { Store } from '../store/types.ts';
 import { createAuditLog, type AuditEntry } from './audit.ts';
 import { shortHash } from './gate.ts';

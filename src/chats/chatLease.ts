@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 
 export interface LeaseOptions {

@@ -1,7 +1,7 @@
 // "Is the instance that asked this question still running?": a liveness record per instance, kept fresh by a heartbeat.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 
 export interface InstanceLivenessRecord {

@@ -1,5 +1,5 @@
 // Stopping a running turn: from any instance, by the person who asked or one of the world's approvers.
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 
 export const STOP_CHANNEL = 'turn-stops';

@@ -3,7 +3,7 @@
 // resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
 import { chmodSync, chownSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { checkRequest } from './request.ts';
 import { prepareRun, type PreparedRun, type Releases, type RunPlan } from './runPlan.ts';

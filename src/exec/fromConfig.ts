@@ -1,6 +1,6 @@
 // The executor the bot uses, built from its config, and the one start-up line that says how skill code is contained.
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../ops/log.ts';
 import { createExecutor, type ExecutorOptions } from './executor.ts';
 import type { Executor, SandboxStatus } from './types.ts';
 

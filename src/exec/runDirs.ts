@@ -4,7 +4,7 @@ import { chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writ
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { identityFiles } from './sandbox.ts';
 
 const STALE_PREFIX = 'skillbot-run-';

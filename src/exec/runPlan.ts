@@ -11,7 +11,7 @@ import { prlimitArgs, type SandboxLimits } from './limits.ts';
 import type { CheckedRequest } from './request.ts';
 import type { RunDirs, RunOwner } from './runDirs.ts';
 import type { BoundsMode } from './runCgroup.ts';
-import { SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
+import { SANDBOX_PATHS, skillPathInside } from '../config/sandboxPaths.ts';
 import { bwrapArgs, sandboxEnv } from './sandbox.ts';
 import { INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
 import type { VerifiedCopies } from './verifiedCopies.ts';

@@ -1,7 +1,7 @@
 // How a skill process is started inside bubblewrap: the mounts it sees, its namespaces, its environment.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { ALIAS_DIR, PROGRAM_ALIASES, SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../sandboxPaths.ts';
+import { ALIAS_DIR, PROGRAM_ALIASES, SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../config/sandboxPaths.ts';
 
 /** A networked run's only way out, inside: the egress proxy's unix socket (see egressProxy.ts). */
 export const EGRESS_SOCKET_INSIDE = '/run/skillbot/egress.sock';

@@ -1,7 +1,7 @@
 // What bwrap starts inside the sandbox before the script: a few lines of sh that run it and, when it fails, report
 // which of the run's sized filesystems is full (the host cannot look once the sandbox is gone); and, for a
 // networked run, a small node bridge in front that gives the script an HTTP proxy on its own loopback.
-import { SANDBOX_PATHS } from '../sandboxPaths.ts';
+import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
 import { EGRESS_SOCKET_INSIDE } from './sandbox.ts';
 
 /** The fd (inherited through bwrap) on which the sh wrapper reports the filesystems; the script never has it. */

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { RunCgroup } from './runCgroup.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCap.ts';
 import type { CheckedRequest } from './request.ts';
 import { toResult } from './results.ts';

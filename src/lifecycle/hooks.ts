@@ -5,7 +5,7 @@
 // reported, and never stops the other hooks, the script or the turn.
 import type { ExecStatus, Executor, WorkspaceMount } from '../exec/types.ts';
 import { type AuditLog, runAuditEntry } from '../approvals/index.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import type { HookEvent, HookSpec, Skill } from '../skills/types.ts';
 
 export const HOOK_DEFAULT_TIMEOUT_MS = 10_000;

@@ -1,8 +1,8 @@
 // `skillbot skills list|show|catalog|validate`: for people who write and run skills.
 // Exit codes: 0 all good, 1 something invalid or not found, 2 bad usage (one stderr line saying the fix).
 import { relative } from 'node:path';
-import type { CommandOutput } from '../commandOutput.ts';
-import { silentLogger, type Logger } from '../log.ts';
+import type { CommandOutput } from '../ops/commandOutput.ts';
+import { silentLogger, type Logger } from '../ops/log.ts';
 import { parseArgs } from './commandArgs.ts';
 import { dependencyWarnings, HostView } from './dependencies/index.ts';
 import { loadSkill } from './loadSkill.ts';

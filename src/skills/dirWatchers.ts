@@ -2,7 +2,7 @@
 // unreliable, so the registry watches each root, group and skill folder (and the skill's subfolders) itself.
 // Watchers never keep the process alive and never throw into the event loop.
 import { watch, type FSWatcher } from 'node:fs';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 
 /** Watchers started between two turns of the event loop. */
 const SLICE = 1000;

@@ -1,6 +1,6 @@
 // The `load_skill` result: the `<skill_context>` envelope of shared/DESIGN.md. All content is escaped, so nothing
 // inside a skill (body, reference text, script output) can close or forge an envelope element.
-import { skillPathInside } from '../sandboxPaths.ts';
+import { skillPathInside } from '../config/sandboxPaths.ts';
 import { escapeAttr, escapeText } from './escape.ts';
 import type { ScriptOutputView, Skill, WorkspaceFilesView } from './types.ts';
 

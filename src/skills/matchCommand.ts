@@ -2,7 +2,7 @@
 // authors. It ranks every match, then says which would activate and why the others would not. What a
 // world allows and what a chat already has active are left out: those depend on where the message is sent.
 import { parseArgs } from 'node:util';
-import type { CommandOutput } from '../commandOutput.ts';
+import type { CommandOutput } from '../ops/commandOutput.ts';
 import { SkillRegistry } from './registry.ts';
 import { normaliseTriggerText, rankTriggerMatches } from './triggers.ts';
 

@@ -3,7 +3,7 @@
 // its start and uses that snapshot throughout, so a reload lands between turns, never in the middle of one.
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
-import { silentLogger, type Logger } from '../log.ts';
+import { silentLogger, type Logger } from '../ops/log.ts';
 import { type FolderHash, FolderScanner, type ScannedFolder } from './folderScanner.ts';
 import { indexScannedFolder, type IndexedFolder } from './indexSkill.ts';
 import { folderDepth, sameOutcome, underPath } from './registryPaths.ts';

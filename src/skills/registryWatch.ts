@@ -1,7 +1,7 @@
 // What the registry watches and what a file event means: an event in a skill folder (or one of its
 // subfolders) marks that skill for a rescan; an event in a root or group folder names a child that may have
 // become, or stopped being, a skill. Events are gathered and handed over after a quiet time.
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { Debouncer } from './debouncer.ts';
 import { DirWatchers } from './dirWatchers.ts';
 import type { IndexedFolder } from './indexSkill.ts';

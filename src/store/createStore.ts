@@ -1,4 +1,4 @@
-import { type Logger, silentLogger } from '../log.ts';
+import { type Logger, silentLogger } from '../ops/log.ts';
 import { MemoryStore } from './memoryStore.ts';
 import { RedisStore } from './redisStore.ts';
 import { SqliteStore } from './sqliteStore.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 
 /**
  * Calls a subscriber's handler with one message. Whatever the handler does wrong (throws, or returns a

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { LocalChannels } from './localChannels.ts';
 import { startPurgeTimer } from './purgeTimer.ts';
 import { StoreError } from './storeError.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 
 /**
  * Runs `purge` every `intervalMs` without keeping the process alive (keyv 5 never drops expired rows by itself).

@@ -1,5 +1,5 @@
 import type { createClient } from '@keyv/redis';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { StoreError } from './storeError.ts';
 
 export type RedisClient = ReturnType<typeof createClient>;

@@ -1,6 +1,6 @@
 import KeyvRedis, { createClient } from '@keyv/redis';
 import Keyv from 'keyv';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { clientNameFor, ConnectedInstances } from './redisClients.ts';
 import { closeRedis, connectRedis, type RedisClient, withTimeout } from './redisConnection.ts';
 import { RedisSubscriber } from './redisSubscriber.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { deliverMessage } from './deliverMessage.ts';
 import { closeRedis, connectRedis, type RedisClient } from './redisConnection.ts';
 import { StoreError } from './storeError.ts';

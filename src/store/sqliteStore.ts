@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../ops/log.ts';
 import { LocalChannels } from './localChannels.ts';
 import { startPurgeTimer } from './purgeTimer.ts';
 import { StoreError, storeOperation } from './storeError.ts';

@@ -1,8 +1,8 @@
 // Where the chat workspaces live on this host (WORKSPACES_DIR), checked once at start.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type Config, ConfigError } from '../config.ts';
-import type { Logger } from '../log.ts';
+import { type Config, ConfigError } from '../config/config.ts';
+import type { Logger } from '../ops/log.ts';
 import { unreachableParent } from './chatWorkspaces.ts';
 
 /**

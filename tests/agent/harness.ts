@@ -1,6 +1,6 @@
 // The agent tests' view of the engine harness (tests/lifecycle/engineHarness.ts): a few stock skills, and
 // `say(text, chat, user)`. Approval questions go unanswered unless a test adds a presenter of its own.
-import { type Config } from '../../src/config.ts';
+import { type Config } from '../../src/config/config.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
 import { type EngineHarness, type SkillSpec, startEngine, writeSkill } from '../lifecycle/engineHarness.ts';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandOutput } from '../../src/commandOutput.ts';
+import type { CommandOutput } from '../../src/ops/commandOutput.ts';
 import { createAuditLog, runAuditEntry, type AuditEntry } from '../../src/approvals/audit.ts';
 import { runAuditCommand, runGrantsCommand } from '../../src/approvals/commands.ts';
 import { createGrants, grantKey } from '../../src/approvals/grants.ts';

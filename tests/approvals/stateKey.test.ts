@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { createRecordSealer } from '../../src/approvals/recordSeal.ts';
 import { loadStateKey, stateKeyCheck } from '../../src/approvals/stateKey.ts';
 

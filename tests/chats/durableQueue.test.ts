@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DurableQueue } from '../../src/chats/durableQueue.ts';
 import type { InboxItem } from '../../src/chats/inbox.ts';
 import { Inbox } from '../../src/chats/inbox.ts';
-import { silentLogger } from '../../src/log.ts';
-import type { IncomingMessage } from '../../src/platform.ts';
+import { silentLogger } from '../../src/ops/log.ts';
+import type { IncomingMessage } from '../../src/chats/platform.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

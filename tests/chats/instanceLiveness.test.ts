@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceLiveness, isInstanceAlive } from '../../src/chats/instanceLiveness.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 
@@ -22,7 +22,7 @@ const LIVENESS = { ttlMs: 3_000, heartbeatMs: 1_000 };
 const INSTANCE = `
 import { createStore } from './src/store/createStore.ts';
 import { InstanceLiveness } from './src/chats/instanceLiveness.ts';
-import { silentLogger } from './src/log.ts';
+import { silentLogger } from './src/ops/log.ts';
 const [url, keyPrefix, instanceId] = process.argv.slice(1);
 const store = await createStore(url, { keyPrefix, instanceId });
 await new InstanceLiveness({ store, instanceId, ttlMs: ${LIVENESS.ttlMs}, heartbeatMs: ${LIVENESS.heartbeatMs}, logger: silentLogger() }).ensure();

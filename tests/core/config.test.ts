@@ -1,6 +1,6 @@
 // Settings an operator sets: `~` in SKILLS_DIRS, METRICS_PORT, the model provider, a credential without its partner.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, platformCredentialProblems, worldSettings } from '../../src/config.ts';
+import { ConfigError, loadConfig, platformCredentialProblems, worldSettings } from '../../src/config/config.ts';
 
 describe('operator settings', () => {
   it('reads a leading ~ in SKILLS_DIRS as the home folder, as a shell would', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpServer } from '../../src/httpServer.ts';
-import { silentLogger } from '../../src/log.ts';
+import { HttpServer } from '../../src/ops/httpServer.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 
 const servers: HttpServer[] = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/metrics.ts';
+import { Metrics } from '../../src/ops/metrics.ts';
 
 describe('Prometheus metrics', () => {
   it('renders labelled counters and cumulative histogram buckets in the text format', async () => {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { ConfigError, loadConfig, worldAllowsNetwork, worldSettings } from '../../src/config.ts';
+import { ConfigError, loadConfig, worldAllowsNetwork, worldSettings } from '../../src/config/config.ts';
 import { executorFromConfig } from '../../src/exec/fromConfig.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { pino } from 'pino';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 
 let dir = '';
 afterEach(async () => {

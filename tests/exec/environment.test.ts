@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { SANDBOX_PATHS } from '../../src/sandboxPaths.ts';
+import { SANDBOX_PATHS } from '../../src/config/sandboxPaths.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
 const secrets = {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { SANDBOX_PATHS } from '../../src/sandboxPaths.ts';
+import { SANDBOX_PATHS } from '../../src/config/sandboxPaths.ts';
 import { interpreterFor } from '../../src/exec/interpreter.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import {
   lastToolResult,
   textReply,

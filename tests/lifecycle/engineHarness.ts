@@ -5,10 +5,10 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type App, createApp } from '../../src/app.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/types.ts';
-import { silentLogger } from '../../src/log.ts';
-import type { IncomingMessage } from '../../src/platform.ts';
+import { silentLogger } from '../../src/ops/log.ts';
+import type { IncomingMessage } from '../../src/chats/platform.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 import type { SkillSnapshot } from '../../src/skills/types.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
 import { createAuditLog, type AuditLog } from '../../src/approvals/audit.ts';
 import { fireHooks, hookTimeoutMs, type HookDeps, type HookScope } from '../../src/lifecycle/hooks.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 import type { SkillSnapshot } from '../../src/skills/types.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';

@@ -2,9 +2,9 @@
 // retries fast enough for tests. Each platform adds its own credentials.
 import { dirname, join } from 'node:path';
 import { type App, type AppOptions, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { HttpServer } from '../../src/httpServer.ts';
-import { type Logger, silentLogger } from '../../src/log.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { HttpServer } from '../../src/ops/httpServer.ts';
+import { type Logger, silentLogger } from '../../src/ops/log.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
 
 export interface TestAppOptions {

@@ -2,7 +2,7 @@
 // argument-hint, allowed-tools, and the roots Claude Code keeps them in (project, plugin, marketplace).
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandOutput } from '../../src/commandOutput.ts';
+import type { CommandOutput } from '../../src/ops/commandOutput.ts';
 import { splitArguments, substituteArguments } from '../../src/lifecycle/substitution.ts';
 import { runSkillsCommand } from '../../src/skills/commands.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';

@@ -1,7 +1,7 @@
 // When Slack starts, and what a refused token looks like.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackLauncher } from '../../adapters/slack/index.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.ts';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir, startSlackBot } from './harness.ts';

@@ -7,7 +7,7 @@ import { slackPort } from '../../adapters/slack/turns.ts';
 import { SlackApi, webClientOptions } from '../../adapters/slack/slackApi.ts';
 import { progressBlocks, stopControls } from '../../adapters/slack/turnControls.ts';
 import { Dispatcher, type TurnRunner } from '../../src/chats/dispatcher.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandOutput } from '../../src/commandOutput.ts';
+import type { CommandOutput } from '../../src/ops/commandOutput.ts';
 import { runMatchCommand } from '../../src/skills/matchCommand.ts';
 import { writeSkill } from '../lifecycle/engineHarness.ts';
 

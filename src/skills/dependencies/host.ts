@@ -2,7 +2,7 @@
 // process: programs on the sandbox's PATH, the Python modules the sandbox's `python3` can import, Node packages.
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { PROGRAM_ALIASES, SANDBOX_PATH } from '../../sandboxPaths.ts';
+import { PROGRAM_ALIASES, SANDBOX_PATH } from '../../config/sandboxPaths.ts';
 import type { Dependency } from './types.ts';
 
 /** Host folders the sandbox shows (read-only); a program elsewhere, even if the host has it, is not there. */

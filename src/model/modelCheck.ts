@@ -1,8 +1,8 @@
 // doctor's model check: one real, cheap call through the SDK (a one-token answer), so a missing or refused key,
 // an unreachable base URL or an unknown model shows before the bot starts rather than on the first message.
 import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
-import type { Config } from './config.ts';
-import type { Check } from './doctor.ts';
+import type { Config } from '../config/config.ts';
+import type { Check } from '../ops/check.ts';
 import { createModelClient, describeProvider } from './modelClient.ts';
 
 const TIMEOUT_MS = 15_000;

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
-import type { LogLevel } from './config.ts';
+import type { LogLevel } from '../config/config.ts';
 
 export type { Logger };
 

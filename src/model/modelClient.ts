@@ -1,6 +1,6 @@
 // The one place the model client is built, for the provider the config names (ANTHROPIC_PROVIDER).
 import Anthropic from '@anthropic-ai/sdk';
-import type { AnthropicSettings } from './config.ts';
+import type { AnthropicSettings } from '../config/config.ts';
 
 export interface ModelClientOptions {
   /** Retries: one policy, in src/agent/modelCall.ts; doctor's single call takes the SDK's own. */

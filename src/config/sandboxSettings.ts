@@ -1,6 +1,6 @@
 // Where skill code runs and what bounds it: the sandbox (SCRIPT_*) and each chat's workspace (WORKSPACE_*), read
 // from the environment.
-import type { SandboxLimits } from './exec/limits.ts';
+import type { SandboxLimits } from '../exec/limits.ts';
 import { choiceVar, intVar, optional } from './envVars.ts';
 
 const MiB = 1024 * 1024;

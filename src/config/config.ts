@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
 import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
-import { redactStoreUrl } from './store/storeUrl.ts';
+import { redactStoreUrl } from '../store/storeUrl.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
 export type { SandboxSettings, WorkspaceSettings } from './sandboxSettings.ts';

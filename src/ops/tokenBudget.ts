@@ -1,5 +1,5 @@
 // Per-world daily token budgets (`dailyTokenBudget` in SKILLBOT_CONFIG): what a world spent today, in the store.
-import type { Store } from './store/types.ts';
+import type { Store } from '../store/types.ts';
 
 export interface TokenCounts {
   input: number;

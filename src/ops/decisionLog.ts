@@ -1,5 +1,5 @@
 // The operator's record of an approval decision, in the log (the audit trail in the store keeps it too).
-import type { ApprovalRecord } from './approvals/index.ts';
+import type { ApprovalRecord } from '../approvals/index.ts';
 import type { Logger } from './log.ts';
 
 /** The one log line of an approval decision: who answered what, for which skill and content, after how long. */
