@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from './eslint.globals.js';
+import skillbot from './eslint.rules.js';
 
 // The dependency rule of DESIGN.md: the core never reaches into a platform.
 const corePatterns = [
@@ -19,6 +20,15 @@ const approvalsPatterns = [
 // A chat's files are a port the agent uses (and exec mounts): src/workspace never reaches back into the turn.
 const workspacePatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/approvals/**'], message: "src/workspace holds a chat's files; the agent uses it, never the reverse." },
+];
+// Settings are read once at the edge: src/config knows the environment and the config file, never the parts
+// that use them (it may name exec's limits and the store URL's form, as types and pure helpers).
+const configPatterns = [
+  { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/ops/**', '**/model/**', '**/skills/**', '**/mcp/**', '**/install/**'], message: 'src/config reads settings; it must not import the parts that use them.' },
+];
+// The model client is built from settings alone: src/model knows src/config (and ops' check type), nothing of a turn.
+const modelPatterns = [
+  { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/skills/**', '**/exec/**', '**/store/**', '**/mcp/**', '**/install/**'], message: 'src/model builds the model client from settings; it must not import the parts of a turn.' },
 ];
 // Only the guarded exec path may start processes.
 const processPaths = ['execa', 'node:child_process', 'child_process'].map((name) => ({
@@ -49,6 +59,21 @@ export default tseslint.config(
   {
     files: ['src/lifecycle/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...lifecyclePatterns, ...approvalsPatterns] }] },
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...configPatterns] }] },
+  },
+  {
+    files: ['src/model/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...modelPatterns] }] },
+  },
+  // No two files of the product import each other (docs/architecture.md): one holds what both need.
+  {
+    files: ['src/**/*.ts', 'adapters/**/*.ts'],
+    plugins: { skillbot },
+    // And one import statement per module: a reader sees at once what a file takes from where.
+    rules: { 'skillbot/no-mutual-import': 'error', 'no-duplicate-imports': ['error', { allowSeparateTypeImports: false }] },
   },
   {
     files: ['src/workspace/**/*.ts'],

@@ -20,6 +20,7 @@ import { computeChecks, memoryByLife } from './load/figures.ts';
 import { Instance } from './load/instances.ts';
 import { killAndRestart, type KillTimeline } from './load/killAndRestart.ts';
 import { scanLogs } from './load/logScan.ts';
+import { HeapSampler, heapByLife } from './load/heap.ts';
 import { MemorySampler } from './load/memory.ts';
 import { flushRedisDb } from './load/redisAdmin.ts';
 import { readThreads } from './load/replies.ts';
@@ -112,7 +113,10 @@ async function main(): Promise<void> {
     // No question may time out during the run: an unanswered one would be a lost approval, not a slow person.
     APPROVAL_TIMEOUT_MS: String(settings.timeLimitMs * 2),
   };
-  for (const name of ['A', 'B']) instances.push(new Instance(name, await freePort(), env, run.dir, run.logsDir));
+  for (const name of ['A', 'B']) {
+    const inspectPort = settings.heapEvery > 0 ? await freePort() : undefined;
+    instances.push(new Instance(name, await freePort(), env, run.dir, run.logsDir, inspectPort));
+  }
   cleanup.add('stop the instances', async () => {
     await Promise.all(instances.map((instance) => instance.stop(10_000)));
   });
@@ -136,6 +140,9 @@ async function main(): Promise<void> {
   const approver = new Approver(traffic, (channel, threadTs) => threads.get(`${channel}/${threadTs}`), random, stopped.signal, away);
   const watch = new SlackWatch(slack, (question) => approver.answer(question));
   cleanup.add('stop watching', () => watch.close());
+  const heap = new HeapSampler(instances, settings.heapEvery, settings.heapSnapshots ? run.logsDir : undefined);
+  const heapTimer = settings.heapEvery > 0 ? setInterval(() => heap.onAnswered(watch.finals.size), 250) : undefined;
+  cleanup.add('stop heap sampling', () => clearInterval(heapTimer));
   const storeView = await StoreView.open(settings.redisUrl);
   cleanup.add('close the store view', () => storeView.close());
   const openQuestions = async () => {
@@ -159,6 +166,9 @@ async function main(): Promise<void> {
   stopped.abort(); // the fault task gives up waiting if the kill point was never reached
   const timeline: KillTimeline = await fault;
   await approver.settled();
+  clearInterval(heapTimer);
+  // The last sample of each surviving life, once the traffic is over: what a quiet instance holds.
+  if (settings.heapEvery > 0) await heap.sample(watch.finals.size);
   await delay(QUIET_MS);
   watch.close();
   sampler.stop();
@@ -185,7 +195,8 @@ async function main(): Promise<void> {
   );
   // Kept with the logs when the run fails: what was sent and asked, for tracing one message through the logs.
   await writeFile(join(run.logsDir, 'messages.json'), JSON.stringify({ sent, questions, unresolved, timeline, lives: instances.flatMap((instance) => instance.lives) }, null, 1));
-  const checks = computeChecks({ sent, threads: threadState, questions, lives, logs, leftovers, memory });
+  const heapLives = heapByLife(heap.samples, lives);
+  const checks = computeChecks({ sent, threads: threadState, questions, lives, logs, leftovers, memory, heap: settings.heapEvery > 0 ? heapLives : undefined });
   if (timedOut) checks.push({ label: 'finished within the time limit', value: `no (${settings.timeLimitMs / 1000} s)`, pass: false });
   const failover = timeline.killedAt === undefined ? undefined : failoverOf(timeline.chatsOfKilled ?? [], timeline.killedAt, sent);
   if (failover) {
@@ -209,6 +220,8 @@ async function main(): Promise<void> {
     sent,
     threads: threadState,
     memory,
+    heap: heapLives,
+    heapSamples: heap.samples,
     lives,
     logs,
     runStartedAt,

@@ -1,9 +1,11 @@
 // npm run bench:turn — the core's own cost per turn, against a zero-latency fake model in another thread.
 // Turns enter as the terminal's do: submitted to the dispatcher's durable queue (memory store), run under the
 // chat's lease, awaited. Prints turns/s, core overhead per turn (submit to outcome, minus the time waiting on the
-// model; and the engine's share of it) p50/p99, RSS per active chat, and the cache-read share of input tokens
-// over a 10-turn chat.
-import { mkdtemp, rm } from 'node:fs/promises';
+// model; and the engine's share of it) p50/p99, a whole turn against a bare SDK call to the same fake model
+// (turn-baseline), store operations and filesystem writes per plain turn (counts, not times), RSS per active chat,
+// and the cache-read share of input tokens over a 10-turn chat.
+import Anthropic from '@anthropic-ai/sdk';
+import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -23,6 +25,8 @@ const percentile = (values: number[], p: number) => {
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 const dir = await mkdtemp(join(tmpdir(), 'skillbot-bench-turn-'));
+// The sandbox's user must enter it to reach the workspaces (mkdtemp makes it 0700).
+await chmod(dir, 0o755);
 await writeSkills(
   join(dir, 'skills'),
   Array.from({ length: 50 }, (_, i) => ({
@@ -34,7 +38,8 @@ await writeSkills(
 const worker = new Worker(new URL('./fakeWorker.mjs', import.meta.url), { workerData: { reply: 'ok, done.' } });
 const { url } = await new Promise<{ url: string }>((resolve) => worker.once('message', resolve));
 
-const config = loadConfig({ ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: url, SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://' });
+// The workspace is on, as in production: its folder is where a plain turn must not write.
+const config = loadConfig({ ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: url, SKILLS_DIRS: join(dir, 'skills'), STORE_URL: 'memory://', WORKSPACES_DIR: join(dir, 'workspaces') });
 const app = await createApp(config, silentLogger(), { watchSkills: false });
 const sink: TurnSink = { progress() {}, async reply() {} };
 app.dispatcher.addPort('terminal', { sinkFor: () => sink });
@@ -47,14 +52,45 @@ const submit = (chat: string, text: string) => {
 // Warm up the SDK, the JIT and the connection pool.
 await Promise.all(Array.from({ length: 20 }, (_, i) => submit(`warm${i}`, 'hi')));
 
+/** Every file or folder under `root` with its change time: what a run of turns wrote is the difference. */
+async function tree(root: string, into = new Map<string, number>()): Promise<Map<string, number>> {
+  for (const entry of await readdir(root, { withFileTypes: true }).catch(() => [])) {
+    const path = join(root, entry.name);
+    into.set(path, (await stat(path)).ctimeMs);
+    if (entry.isDirectory()) await tree(path, into);
+  }
+  return into;
+}
+const storeOperations = async () => (await app.metrics.storeOperations.get()).values.reduce((sum, value) => sum + value.value, 0);
+
 // Core overhead, measured one turn at a time so that other turns' work does not count as this one's.
+const SOLO = 300;
 const overheads: number[] = [];
 const engineOverheads: number[] = [];
-for (let turn = 0; turn < 300; turn++) {
+const wholeTurns: number[] = [];
+const treeBefore = await tree(dir);
+const operationsBefore = await storeOperations();
+for (let turn = 0; turn < SOLO; turn++) {
   const submitted = performance.now();
   const outcome = await submit(`solo${turn % 30}`, `solo ${turn}`);
+  wholeTurns.push(performance.now() - submitted);
   overheads.push(performance.now() - submitted - outcome.modelMs);
   engineOverheads.push(outcome.durationMs - outcome.modelMs);
+}
+const operationsPerTurn = ((await storeOperations()) - operationsBefore) / SOLO;
+const operationsByKind = (await app.metrics.storeOperations.get()).values
+  .map((value) => ({ kind: `${value.labels.operation}${value.labels.namespace ? ` ${value.labels.namespace}` : ''}`, count: value.value }))
+  .sort((a, b) => b.count - a.count);
+const treeAfter = await tree(dir);
+const written = [...treeAfter].filter(([path, changed]) => treeBefore.get(path) !== changed).length;
+
+// The same exchange with the SDK alone: what a turn would cost with no bot around it.
+const bare = new Anthropic({ apiKey: 'bench', baseURL: url, maxRetries: 0 });
+const bareTurns: number[] = [];
+for (let turn = 0; turn < SOLO; turn++) {
+  const started = performance.now();
+  await bare.messages.stream({ model: config.model, max_tokens: 1024, messages: [{ role: 'user', content: `solo ${turn}` }] }).finalMessage();
+  bareTurns.push(performance.now() - started);
 }
 
 global.gc?.();
@@ -87,6 +123,10 @@ console.log(`main thread busy during that run    ${(mainBusy * 100).toFixed(0)}%
 console.log(`core overhead per turn p50      ${percentile(overheads, 50).toFixed(2)} ms (300 turns, one at a time; submit → outcome, minus the model)`);
 console.log(`core overhead per turn p99      ${percentile(overheads, 99).toFixed(2)} ms`);
 console.log(`  of which the engine p50/p99   ${percentile(engineOverheads, 50).toFixed(2)} / ${percentile(engineOverheads, 99).toFixed(2)} ms (the rest: accept, lease, inbox, reply claim)`);
+console.log(`turn-baseline p50               ${(percentile(wholeTurns, 50) / percentile(bareTurns, 50)).toFixed(2)}x (a whole turn ${percentile(wholeTurns, 50).toFixed(2)} ms vs a bare SDK stream ${percentile(bareTurns, 50).toFixed(2)} ms, same fake model)`);
+console.log(`store operations per plain turn ${operationsPerTurn.toFixed(1)} (each one round trip, a few for claims and inbox moves)`);
+console.log(`  by operation (whole run)        ${operationsByKind.map(({ kind, count }) => `${kind} ${count}`).join(', ')}`);
+console.log(`filesystem writes per plain turn ${(written / SOLO).toFixed(2)} (${written} files or folders created or changed in ${SOLO} turns; the workspace is on)`);
 console.log(`RSS per active chat             ${((rssAfter - rssBefore) / CHATS / 1024).toFixed(1)} KiB (RSS ${mb(rssBefore)} → ${mb(rssAfter)} MiB)`);
 console.log(`cache-read share, turns 2-10    ${(percentile(cacheShares, 50) * 100).toFixed(1)}% (median chat), ${(Math.min(...cacheShares) * 100).toFixed(1)}% (worst chat)`);
 

@@ -30,6 +30,7 @@ import { Metrics } from './ops/metrics.ts';
 import { createModelClient, describeProvider } from './model/modelClient.ts';
 import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
+import { countedStore } from './store/countedStore.ts';
 import { createStore } from './store/createStore.ts';
 import type { Store } from './store/types.ts';
 
@@ -116,14 +117,14 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const stateKey = loadStateKey(config);
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
   const sealer = createRecordSealer(stateKey.secret);
-  const store = await createStore(config.storeUrl, { logger, instanceId });
+  const metrics = new Metrics();
+  const store = countedStore(await createStore(config.storeUrl, { logger, instanceId }), (operation, namespace) => metrics.storeOperations.inc({ operation, namespace }));
   const registry = await SkillRegistry.open({
     roots: config.skillsDirs,
     logger,
     catalogBudgetChars: config.agent.catalogBudgetChars,
     watch: options.watchSkills ?? true,
   });
-  const metrics = new Metrics();
   const audit = countRuns(createAuditLog(store), metrics);
   const grants = createGrants(store, {
     ttlMs: config.agent.grantTtlMs,
@@ -214,9 +215,12 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
         return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: 0, modelMs: 0 };
       }
       const outcome = await engine.runTurn(message, sink, turnId, platform);
-      // Spend by world and model; the budget counts after the turn (a turn is never cut off half way).
+      // Spend by world and model; the budget counts after the turn (a turn is never cut off half way). A world
+      // without a budget keeps no spend record: the metrics count its tokens, and a turn pays for what it uses.
       metrics.countTokens(message.worldId, config.model, outcome.usage);
-      await budgets.add(message.worldId, outcome.usage).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the world\'s spend failed'));
+      if (budget !== undefined) {
+        await budgets.add(message.worldId, outcome.usage).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the world\'s spend failed'));
+      }
       return outcome;
     },
     replies: {

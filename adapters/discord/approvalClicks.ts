@@ -1,8 +1,7 @@
 // A click on an approval button (`hitl:<id>:<option>`). It counts only for a pending approval of this channel,
 // from someone who may answer; anyone else is told why, privately, and nothing changes.
 import { type ButtonInteraction, MessageFlags } from 'discord.js';
-import type { ApprovalRuntime } from '../../src/approvals/index.ts';
-import type { ResponseResult } from '../../src/approvals/index.ts';
+import type { ApprovalRuntime, ResponseResult } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { describeOutcome, parseCustomId } from './approvalCard.ts';
 import { channelFactsOf, locate, type ThreadDirectory, worldOf } from './places.ts';

@@ -1,8 +1,6 @@
 // How an approval looks in Slack: the question with three buttons, then the same message with the outcome.
 import type { types } from '@slack/bolt';
-import { shortHash } from '../../src/approvals/index.ts';
-import { SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
-import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';
+import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
 import { visible } from '../../src/text/visible.ts';
 import { safeText } from './slackText.ts';
 

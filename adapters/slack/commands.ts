@@ -6,6 +6,7 @@ import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { slackWorldId } from './ids.ts';
 import { slashCommandSchema, unescapeSlack, type SlashCommand } from './payloads.ts';
 import { slackErrorCode } from './slackApi.ts';
+import { skillListText } from './skillList.ts';
 import { safeText } from './slackText.ts';
 import { startTurn, type TurnDeps } from './turns.ts';
 
@@ -14,8 +15,6 @@ export interface CommandDeps extends TurnDeps {
   accepting: () => boolean;
 }
 
-const LIST_LIMIT = 3500;
-const DESCRIPTION_LIMIT = 160;
 export const SKILL_USAGE = 'Usage: `/skill ID [args]`. `/skills` lists the skills here. (Slack allows slash commands only outside threads; inside a thread, mention me: `@skillbot /skill ID [args]` or `@skillbot skills`.)';
 
 interface Ephemeral {
@@ -23,30 +22,6 @@ interface Ephemeral {
   text: string;
 }
 const ephemeral = (text: string): Ephemeral => ({ response_type: 'ephemeral', text });
-
-function shorten(text: string, limit: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
-}
-
-/** The `/skills` answer: every skill this world may use, id and description. */
-export function skillListText(skills: ReadonlyArray<{ id: string; description: string; argumentHint?: string }>): string {
-  if (skills.length === 0) return 'No skills are available in this channel.';
-  const lines = [`*Skills in this channel* (${skills.length}):`];
-  let size = lines[0]?.length ?? 0;
-  for (const [index, skill] of skills.entries()) {
-    const hint = skill.argumentHint ? ` ${safeText(shorten(skill.argumentHint, 40))}` : '';
-    const line = `• \`${safeText(skill.id)}\`${hint}: ${safeText(shorten(skill.description, DESCRIPTION_LIMIT))}`;
-    if (size + line.length > LIST_LIMIT) {
-      lines.push(`…and ${skills.length - index} more.`);
-      break;
-    }
-    lines.push(line);
-    size += line.length + 1;
-  }
-  lines.push('Run one with `/skill ID [args]`, or just ask me in a thread with an @mention.');
-  return lines.join('\n');
-}
 
 function parseSkillText(text: string): { id: string; args: string } | undefined {
   const match = /^\s*(\S+)\s*([\s\S]*)$/.exec(unescapeSlack(text));

@@ -9,7 +9,7 @@ import type { Store } from '../../src/store/types.ts';
 import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
 import type { BackgroundTasks } from './tasks.ts';
 import { StreamingSupport } from './answerStream.ts';
-import { skillListText } from './commands.ts';
+import { skillListText } from './skillList.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
 import { SlackTurnSink } from './turnSink.ts';

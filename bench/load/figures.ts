@@ -1,5 +1,6 @@
 // The run's figures and the pass criteria of issue 8, computed from what was sent and what Slack ended up showing.
 import type { SentMessage } from './chatRun.ts';
+import type { HeapLife } from './heap.ts';
 import type { Life } from './instances.ts';
 import type { LogSummary } from './logScan.ts';
 import type { MemorySample } from './memory.ts';
@@ -68,6 +69,8 @@ export interface RunFacts {
   logs: LogSummary;
   leftovers: StoreLeftovers;
   memory: MemoryLife[];
+  /** Heap after GC per life, when the run sampled it. */
+  heap?: HeapLife[];
 }
 
 /** Script messages that asked again although an earlier one of their chat had run the script (so a grant existed). */
@@ -86,6 +89,8 @@ function grantFigures(sent: SentMessage[]): { used: number; lost: number; notRun
   return { used, lost, notRun };
 }
 
+const signed = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
+
 export function computeChecks(facts: RunFacts): Check[] {
   const { sent, threads, questions, lives, logs, leftovers, memory } = facts;
   const counts = sent.map((message) => threads.finals.get(message.marker) ?? 0);
@@ -97,6 +102,7 @@ export function computeChecks(facts: RunFacts): Check[] {
   const crashes = lives.filter((life) => life.exit !== undefined && life.exit.requested === undefined);
   const uncleanStops = lives.filter((life) => life.exit?.requested === 'stop' && life.exit.code !== 0);
   const judged = memory.filter((life) => life.flat !== undefined);
+  const heapJudged = facts.heap?.filter((life) => life.flat !== undefined);
   const check = (label: string, value: number | string, pass: boolean): Check => ({ label, value: String(value), pass });
   return [
     check('messages sent', sent.length, sent.length > 0),
@@ -133,5 +139,14 @@ export function computeChecks(facts: RunFacts): Check[] {
       judged.map((life) => `${life.label} ${((life.growth - 1) * 100).toFixed(1)}%`).join(', ') || 'no life long enough',
       judged.length > 0 && judged.every((life) => life.flat === true),
     ),
+    ...(heapJudged === undefined
+      ? []
+      : [
+          check(
+            'heap after GC within 10% and RSS within 20% of their values after warm-up, at the end of each life',
+            heapJudged.map((life) => `${life.label} heap ${signed(life.heapGrowth)} RSS ${signed(life.rssGrowth)}`).join(', ') || 'no life long enough',
+            heapJudged.length > 0 && heapJudged.every((life) => life.flat === true),
+          ),
+        ]),
   ];
 }

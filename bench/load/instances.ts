@@ -29,6 +29,8 @@ export class Instance {
     private readonly env: Record<string, string>,
     private readonly cwd: string,
     private readonly logsDir: string,
+    /** When set, the process runs with its inspector on this loopback port (the heap sampler reads it). */
+    readonly inspectPort?: number,
   ) {}
 
   get baseUrl(): string {
@@ -52,7 +54,8 @@ export class Instance {
     const n = this.lives.length + 1;
     const logPath = join(this.logsDir, `${this.name}-life${n}.log`);
     const fd = openSync(logPath, 'a');
-    const child = spawn(process.execPath, [SKILLBOT, 'start'], {
+    const inspect = this.inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${this.inspectPort}`];
+    const child = spawn(process.execPath, [...inspect, SKILLBOT, 'start'], {
       cwd: this.cwd,
       env: { ...this.env, PORT: String(this.port) },
       stdio: ['ignore', fd, fd],

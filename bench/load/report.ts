@@ -1,6 +1,7 @@
 // Prints the run: the pass criteria as counts, then the figures that explain them.
 import type { SentMessage } from './chatRun.ts';
 import { percentile, type Check, type MemoryLife } from './figures.ts';
+import type { HeapLife, HeapSample } from './heap.ts';
 import type { Life } from './instances.ts';
 import type { LogSummary } from './logScan.ts';
 import type { ThreadState } from './replies.ts';
@@ -11,6 +12,8 @@ export interface RunReport {
   sent: SentMessage[];
   threads: ThreadState;
   memory: MemoryLife[];
+  heap: HeapLife[];
+  heapSamples: HeapSample[];
   lives: Life[];
   logs: LogSummary;
   /** Free-form figure lines: traffic, faults, the kill's timeline. */
@@ -42,6 +45,16 @@ export function printReport(report: RunReport): boolean {
   for (const life of report.memory) {
     const verdict = life.flat === undefined ? 'too short to judge' : life.flat ? 'flat' : 'GROWING';
     out.push(line(life.label, `first ${life.firstMiB.toFixed(1)} / max ${life.maxMiB.toFixed(1)} / last ${life.lastMiB.toFixed(1)} MiB, ${life.samples} samples, last/first third ${life.growth.toFixed(2)}: ${verdict}`));
+  }
+  if (report.heapSamples.length > 0) {
+    out.push('', 'Heap after a forced GC, and RSS (through each instance\'s inspector; the second sample of a life is its baseline)');
+    for (const sample of report.heapSamples) {
+      out.push(line(`${sample.instance}#${sample.life} at ${sample.turns} turns (${sample.answered} answered in all)`, `heap ${(sample.heapUsedBytes / 1048576).toFixed(1)} MiB, external ${(sample.externalBytes / 1048576).toFixed(1)} MiB, RSS ${(sample.rssBytes / 1048576).toFixed(1)} MiB`));
+    }
+    for (const life of report.heap) {
+      const verdict = life.flat === undefined ? 'too few samples to judge' : life.flat ? 'flat' : 'GROWING';
+      out.push(line(`${life.label} baseline → end`, `heap ${life.warmHeapMiB.toFixed(1)} → ${life.endHeapMiB.toFixed(1)} MiB (${((life.heapGrowth - 1) * 100).toFixed(1)}%), RSS ${life.warmRssMiB.toFixed(1)} → ${life.endRssMiB.toFixed(1)} MiB (${((life.rssGrowth - 1) * 100).toFixed(1)}%): ${verdict}`));
+    }
   }
   out.push('', 'Processes');
   for (const life of report.lives) {

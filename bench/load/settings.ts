@@ -27,6 +27,10 @@ export interface LoadSettings {
   retrySchedule: RetrySchedule;
   /** Failover (kill → first answer of each of the dead instance's chats) p99 must stay within this. */
   failoverP99Ms: number;
+  /** Heap after a forced GC is read from each instance every this many answered turns (0: never). */
+  heapEvery: number;
+  /** Also write a heap snapshot at each heap sample (LOAD_HEAP_SNAPSHOTS=1), into the run's logs folder. */
+  heapSnapshots: boolean;
 }
 
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -63,10 +67,13 @@ export function loadSettings(env: NodeJS.ProcessEnv): LoadSettings {
     seed: whole(env, 'LOAD_SEED', 8, 1, 2 ** 31 - 1),
     killAfterAnswered: Math.round(chats * turnsPerChat * 0.4),
     restartAfterMs: 3_000,
-    timeLimitMs: whole(env, 'LOAD_TIME_LIMIT_S', 300, 30, 3_600) * 1000,
+    timeLimitMs: whole(env, 'LOAD_TIME_LIMIT_S', 300, 30, 4 * 3_600) * 1000,
     replyTimeoutMs: 60_000,
     redisUrl,
     retrySchedule: retrySchedule as RetrySchedule,
     failoverP99Ms: 5_000,
+    // A soak (tens of thousands of turns) samples every few thousand; a short run a handful of times.
+    heapEvery: whole(env, 'LOAD_HEAP_EVERY', Math.max(100, Math.round((chats * turnsPerChat) / 10)), 0, 1_000_000),
+    heapSnapshots: env.LOAD_HEAP_SNAPSHOTS === '1',
   };
 }

@@ -19,7 +19,7 @@ import { buildSystemPrompt } from './systemPrompt.ts';
 import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
-import type { ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
+import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
 
 export interface EngineDeps extends ToolDeps {
   config: Config;
@@ -133,9 +133,12 @@ export class Engine {
     const history = await this.deps.history.load(message.chatId);
     // Fetched on whichever instance runs the turn (a re-run fetches them again): the inbox keeps no bytes.
     const fetched = await loadMessageFiles(message.files ?? [], platform.fetchFile?.bind(platform), this.deps.config.files);
-    // The chat's files, as the last run (on any instance) left them; the person's new files join them.
-    const workspace = await this.deps.workspaces.open(message.chatId);
-    const loaded = await placeInWorkspace(workspace, fetched);
+    // The chat's files, as the last run (on any instance) left them: opened only when something of the turn uses
+    // them (the person's files, a run, the editor), so a plain turn does no workspace work at all.
+    let opened: Promise<ChatWorkspace> | undefined;
+    const openWorkspace = () => (opened ??= this.deps.workspaces.open(message.chatId));
+    const workspace = fetched.files.length > 0 ? await openWorkspace() : this.deps.workspaces.describe(message.chatId);
+    const loaded = fetched.files.length > 0 ? await placeInWorkspace(workspace, fetched) : fetched;
     // What people said around the message: data in the person's turn, never in the (cached) system prompt.
     const context = await turnContextText(platform, message, history.length > 0, this.deps.config.context, log);
     let approvalsAsked = 0;
@@ -152,6 +155,7 @@ export class Engine {
       signal: run.signal,
       files: loaded.files,
       workspace,
+      openWorkspace,
       fileLimits: this.deps.config.files,
       ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
       notice: (text) => void notices.push(text),
@@ -194,7 +198,10 @@ export class Engine {
       stoppedBy === undefined ? turnMessages : [...turnMessages, { role: 'assistant', content: '(The person stopped this turn here.)' }];
     await this.deps.history.appendTurn(message.chatId, turnId, kept);
     // Before the answer shows: once the person reads it, the next turn may run on another instance.
-    await this.deps.workspaces.save(message.chatId);
+    if (opened !== undefined) {
+      await opened;
+      await this.deps.workspaces.save(message.chatId);
+    } else await this.deps.workspaces.touch(message.chatId);
     const usage = { ...result.usage, turns: 1 };
     await this.deps.store.set('usage', message.chatId, mergeUsage(await this.usage(message.chatId), usage));
     let status: TurnOutcome['status'];

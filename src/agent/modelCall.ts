@@ -1,5 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
-import { APIError } from '@anthropic-ai/sdk';
+import { type default as Anthropic, APIError } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 
 /** The model stayed unreachable (or overloaded) through every retry. */

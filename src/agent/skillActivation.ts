@@ -12,10 +12,7 @@ import {
   type ScriptCall,
 } from './skillRuns.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
-import { SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from '../approvals/index.ts';
-import { runAuditEntry } from '../approvals/index.ts';
-import type { AuthorizeResult } from '../approvals/index.ts';
-import type { ApprovalItem } from '../approvals/index.ts';
+import { type ApprovalItem, type AuthorizeResult, runAuditEntry, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from '../approvals/index.ts';
 import { renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
 import { HOOK_EVENTS, type PreflightStep, type Skill } from '../skills/types.ts';
 import { type ActivationVia, recordActivation } from '../lifecycle/chatSkills.ts';
@@ -70,6 +67,8 @@ function notApproved(decision: AuthorizeResult): string {
 export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: ActivationRequest): Promise<SkillActivation> {
   const { skill, via } = request;
   const items = activationItems(skill);
+  // Code that loading runs (run-on-load, preflight commands, hooks) runs in the chat's workspace.
+  if (items.length > 0) await turn.openWorkspace();
   // A skill without bundled code has nothing to approve: no question is asked.
   const decision: AuthorizeResult =
     items.length > 0 ? await authorizeSkillCode(deps, turn, skill, items) : { allowed: true, outcome: 'granted', skillHash: skill.hash };

@@ -1,10 +1,6 @@
 import { worldAllowsNetwork } from '../config/config.ts';
 import type { ExecResult } from '../exec/types.ts';
-import { runAuditEntry } from '../approvals/index.ts';
-import { SYSTEM_DECIDERS } from '../approvals/index.ts';
-import { contentToApprove } from '../approvals/index.ts';
-import { authorize, type AuthorizeResult, notRunSentence } from '../approvals/index.ts';
-import type { ApprovalItem } from '../approvals/index.ts';
+import { type ApprovalItem, authorize, type AuthorizeResult, contentToApprove, notRunSentence, runAuditEntry, SYSTEM_DECIDERS } from '../approvals/index.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { describeHookFailures, fireHooks, type HookDetails, type HookReport, type HookScope } from '../lifecycle/hooks.ts';
 import { missingDependencyHint } from '../skills/dependencies/index.ts';

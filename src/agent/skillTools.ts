@@ -86,8 +86,10 @@ export async function runSkillTool(deps: ToolDeps, turn: TurnContext, name: stri
     }
     return loadSkillForTurn(deps, turn, parsed.data.skill_id);
   }
-  if (name === 'run_skill_script') return runSkillScript(deps, turn, input);
   if (name === 'find_skills') return findSkillsForTurn(turn, input);
+  // Every other tool may read or write the chat's files: the workspace is made ready before it runs.
+  if (name === 'run_skill_script' || name === 'str_replace_based_edit_tool' || name === SHELL_ID) await turn.openWorkspace();
+  if (name === 'run_skill_script') return runSkillScript(deps, turn, input);
   if (name === 'str_replace_based_edit_tool') return runEditorTool(deps, turn, input);
   // The shell is offered only where the world allows it; a call anyway (an old conversation) is refused.
   if (name === SHELL_ID && turn.settings.bash) return runBashTool(deps, turn, input);

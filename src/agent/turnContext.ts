@@ -1,9 +1,7 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { FileLimits, WorldSettings } from '../config/config.ts';
 import type { Executor, HashFolder } from '../exec/types.ts';
-import type { ApprovalRuntime } from '../approvals/index.ts';
-import type { AuditLog } from '../approvals/index.ts';
-import type { Grants } from '../approvals/index.ts';
+import type { ApprovalRuntime, AuditLog, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { OutgoingFile } from '../chats/platform.ts';
@@ -46,8 +44,13 @@ export interface TurnContext {
   signal: AbortSignal;
   /** The files of the person's message, under the names they got in the workspace. */
   files: readonly InputFile[];
-  /** The chat's workspace (/workspace in every run of the chat). */
+  /**
+   * The chat's workspace (/workspace in every run of the chat): its folder and bounds. The folder may not exist
+   * yet: whatever reads or writes it (a run, the editor, a card that shows its files) awaits openWorkspace() first.
+   */
   workspace: ChatWorkspace;
+  /** Makes the workspace ready (made, restored from the store, marked used) once per turn; a plain turn never calls it. */
+  openWorkspace(): Promise<ChatWorkspace>;
   fileLimits: FileLimits;
   /** Posts a file a script made in the chat; absent where the surface cannot take files. */
   upload?(file: OutgoingFile): Promise<void>;

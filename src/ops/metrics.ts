@@ -43,6 +43,12 @@ export class Metrics {
     buckets: FAST_SECONDS,
     registers: [this.registry],
   });
+  readonly storeOperations = new Counter({
+    name: 'skillbot_store_operations_total',
+    help: 'Store operations (each one round trip, a few for claims and inbox moves), by operation and namespace.',
+    labelNames: ['operation', 'namespace'],
+    registers: [this.registry],
+  });
   readonly scriptRuns = new Counter({
     name: 'skillbot_script_runs_total',
     help: 'Runs of skill code (scripts, preflight commands, hooks), by skill and status.',

@@ -1,15 +1,7 @@
 // Ranked search over skills for `find_skills`: BM25 over each skill's id, description, triggers and argument
 // hint, with the id and triggers weighted above the description (a query naming a skill should find it first).
 // The index is kept in step with the registry one skill at a time: `sync` costs what changed, not the whole set.
-import type { Skill } from './types.ts';
-
-export interface SearchHit {
-  id: string;
-  /** The description on one line, cut to about a sentence. */
-  description: string;
-  argumentHint?: string;
-  score: number;
-}
+import type { SearchHit, Skill } from './types.ts';
 
 interface Doc {
   skill: Skill;

@@ -138,8 +138,14 @@ export interface CatalogResult {
   dropped: string[];
 }
 
-export type { SearchHit } from './skillSearch.ts';
-import type { SearchHit } from './skillSearch.ts';
+/** One skill find_skills answers with. */
+export interface SearchHit {
+  id: string;
+  /** The description on one line, cut to about a sentence. */
+  description: string;
+  argumentHint?: string;
+  score: number;
+}
 
 /** One immutable view of every skill. A turn takes one at its start and uses it throughout. */
 export interface SkillSnapshot {

@@ -1,5 +1,6 @@
 /** The namespaces the core keeps data in. */
-export type Namespace = 'history' | 'grants' | 'approvals' | 'dedupe' | 'audit' | 'usage' | 'chats' | 'leases' | 'workspaces';
+export const NAMESPACES = ['history', 'grants', 'approvals', 'dedupe', 'audit', 'usage', 'chats', 'leases', 'workspaces'] as const;
+export type Namespace = (typeof NAMESPACES)[number];
 
 /**
  * The namespaces `list` serves, each through an index (Redis: a sorted set of its keys; SQLite: a key range on

@@ -57,6 +57,23 @@ export class ChatWorkspaces {
     return { dir: base, used: path.join(base, 'used.json'), sync: path.join(base, 'sync.json') };
   }
 
+  /** The chat's workspace as runs see it (folder and bounds), without touching the disk or the store. */
+  describe(chatId: string): ChatWorkspace {
+    const owner = this.options.owner(chatId);
+    return { chatId, dir: this.dirOf(chatId), maxBytes: this.options.settings.maxBytes, maxFiles: this.options.settings.maxFiles, ...(owner === undefined ? {} : { owner }) };
+  }
+
+  /**
+   * A turn that touched no file: keeps the workspace from looking idle to the sweep (and its store copy from
+   * expiring) at the cost of one stat a turn, and a full open and save at most once a day.
+   */
+  async touch(chatId: string): Promise<void> {
+    const used = await stat(this.metaOf(chatId).used).catch(() => undefined);
+    if (used === undefined || this.now() - used.mtimeMs < DAY_MS) return;
+    await this.open(chatId);
+    await this.save(chatId);
+  }
+
   /**
    * The chat's workspace, ready for a turn: made on first use, brought up to date from the store when another
    * instance changed it since, and marked used now (for the idle sweep).
@@ -74,7 +91,7 @@ export class ChatWorkspaces {
       if (restored !== undefined) this.options.logger.info({ chatId, files: restored.fetched, bytes: restored.bytes }, 'workspace restored from the store');
     }
     await writeFile(meta.used, JSON.stringify({ chatId, at: this.now() }), { mode: 0o600 });
-    return { chatId, dir, maxBytes: this.options.settings.maxBytes, maxFiles: this.options.settings.maxFiles, ...(owner === undefined ? {} : { owner }) };
+    return this.describe(chatId);
   }
 
   /** After a turn: on a shared store, pushes what changed so any instance can take the chat over. */

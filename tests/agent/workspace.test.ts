@@ -1,7 +1,7 @@
 // A chat's workspace through the real engine (registry, store, approvals, sandboxed executor) and the Anthropic
 // fake: a Word-style chain over runs, turns and a restart; loading that runs nothing; the shell under approval
 // and turned off per world; the editor that never leaves the workspace; the bound while a run writes.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,6 +133,26 @@ describe('loading a skill runs nothing', () => {
     expect(seen[0]).toContain('named ran');
     expect(seen[1]).toContain('code="script_not_referenced"');
     expect(seen[1]).not.toContain('hidden ran');
+  });
+});
+
+describe('a turn pays only for the workspace it uses', () => {
+  it('a plain turn makes no workspace folder and writes no workspace record; the first command makes it, and it stays', async () => {
+    const dir = await tempDir();
+    const store = `sqlite://${join(dir, 'state.sqlite')}`;
+    harness = await startEngine({ skills: [], answer: 'yes_once', dir, store });
+    const seen: string[] = [];
+    harness.fake.setBrain(steps([textReply('Hello!')], seen));
+    expect((await harness.say('hi')).reply).toBe('Hello!');
+    await expect(readdir(join(dir, 'workspaces'))).rejects.toThrow(/ENOENT/);
+
+    harness.fake.setBrain(steps([toolUseReply('bash', { command: 'echo kept > note.txt' }, say('Writing a note.')), textReply('Noted.')], seen));
+    expect((await harness.say('write a note')).reply).toMatch(/^Noted\./);
+    const chats = await readdir(join(dir, 'workspaces'));
+    expect(chats).toHaveLength(1);
+    harness.fake.setBrain(steps([textReply('Still here.')], seen));
+    await harness.say('thanks');
+    expect(await readFile(join(dir, 'workspaces', chats[0] ?? '', 'files', 'note.txt'), 'utf8')).toBe('kept\n');
   });
 });
 
