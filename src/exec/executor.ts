@@ -1,7 +1,6 @@
 // The one guarded way skillbot runs skill code: a bubblewrap sandbox over a private copy of the approved skill,
 // contained path, chosen interpreter, allowlisted environment, argv without a shell, bounded output and
 // resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
-import { chmodSync, chownSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../ops/log.ts';
 import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
@@ -13,8 +12,8 @@ import { probeSandbox } from './sandboxProbe.ts';
 import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
 import { spawnPrepared } from './spawnRun.ts';
 import { DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
-import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
-import { type EgressLookup, startEgressProxy } from './egressProxy.ts';
+import path from 'node:path';
+import { createEgressProxies, type EgressBounds, type EgressProxies, type EgressRunProxy } from './egressProxy.ts';
 import { mountBound } from './limits.ts';
 import { sweepStaleRunDirs } from './runDirs.ts';
 import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
@@ -58,10 +57,13 @@ export interface ExecutorOptions {
   /** Bounds on the skill folder copied for each run (default 64 MiB, 10,000 entries). */
   maxSkillBytes?: number;
   /**
-   * Address ranges (CIDR) a networked run may reach although they are private or reserved (default none: only
-   * public addresses). Loopback and the host's own addresses stay refused whatever this says.
+   * Address ranges (CIDR) or host names every networked run may reach although they are private or reserved
+   * (default none: only public addresses), beside a request's own `egressAllow`. Loopback and the host's own
+   * addresses stay refused whatever this says.
    */
   egressAllow?: string[];
+  /** Bounds of each run's egress proxy (connections, idle time, name lookups): DEFAULT_EGRESS_BOUNDS. */
+  egressBounds?: Partial<EgressBounds>;
   /**
    * `auto` (default): where the host lets the bot make cgroups (a delegated v2 tree, or v1 hierarchies it may write)
    * each run gets a cgroup bounding its memory (tmpfs included) and processes as a whole; elsewhere the rlimits alone
@@ -69,8 +71,8 @@ export interface ExecutorOptions {
    * elsewhere (detectBoundsMode with other sources) is taken as it is.
    */
   cgroups?: 'auto' | 'off' | BoundsMode;
-  /** How the egress proxy resolves names (default: the host's resolver); tests name their own servers. */
-  egressLookup?: EgressLookup;
+  /** DNS servers the egress proxy asks (default: the host's resolv.conf); tests name a server of their own. */
+  egressDnsServers?: string[];
   logger?: Logger;
 }
 
@@ -114,7 +116,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ? undefined
       : new VerifiedCopies(options.hashFolder, { ...DEFAULT_SKILL_COPY_BOUNDS, ...(options.maxSkillBytes === undefined ? {} : { maxBytes: options.maxSkillBytes }) });
   const bwrapPath = options.bwrapPath ?? 'bwrap';
-  const egress = addressPolicy(options.egressAllow ?? []);
+  const egress = createEgressProxies({
+    ...(options.egressBounds === undefined ? {} : { bounds: options.egressBounds }),
+    ...(options.egressDnsServers === undefined ? {} : { dnsServers: options.egressDnsServers }),
+    ...(logger === undefined ? {} : { logger }),
+  });
   // Folders of runs a crashed bot left behind (its own or an earlier process's) go at start.
   sweepStaleRunDirs(options.logger);
   const bounds: BoundsMode =
@@ -146,7 +152,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     sandbox: () => status,
     workspaceOwner: (chatId) => (sandboxedAsRoot ? idOwner(chatUidOffset(chatId)) : undefined),
-    close: () => copies?.close(),
+    close: () => {
+      copies?.close();
+      egress.close();
+    },
+    egress: (socketPath, policy, owner) => egress.open(socketPath, { ...policy, allow: [...(options.egressAllow ?? []), ...policy.allow] }, owner),
     async run(request: ExecRequest): Promise<ExecResult> {
       const queuedAt = performance.now();
       const held: Slot[] = [];
@@ -185,7 +195,7 @@ async function runGuarded(
   plan: RunPlan,
   status: SandboxStatus,
   startedAt: number,
-  egress: AddressPolicy,
+  egress: EgressProxies,
 ): Promise<ExecResult> {
   if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
@@ -208,16 +218,33 @@ async function runGuarded(
   const overLimit = new AbortController();
   try {
     const room = bound === undefined || before === undefined ? Number.POSITIVE_INFINITY : bound.bytes - before.bytes;
-    const prepared: PreparedRun | { refused: string } = await prepareRun(request, dirs, plan, room, releases);
-    if ('refused' in prepared) return refusal(startedAt, prepared.refused);
-    const proxy = prepared.egressSocket === undefined ? undefined : await startEgressProxy(prepared.egressSocket, egress, options.egressLookup);
-    if (prepared.egressSocket !== undefined) {
-      chmodSync(prepared.egressSocket, 0o600);
-      if (plan.owner !== undefined) chownSync(prepared.egressSocket, plan.owner.uid, plan.owner.gid);
+    // Every sandboxed run gets a proxy: a networked one its way out, one without network a 403 that says so.
+    let proxy: EgressRunProxy | undefined;
+    const network = request.network === true;
+    const name = request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir)));
+    if (plan.mode === 'bwrap') {
+      const allow = [...(options.egressAllow ?? []), ...request.egressAllow];
+      try {
+        proxy = await egress.open(path.join(dirs.root, 'egress.sock'), { mode: network ? 'networked' : 'off', name, allow }, plan.owner);
+      } catch (error) {
+        // Without network the run only loses its notice; with network it would have no way out at all.
+        if (network) return refusal(startedAt, `this skill may use the network, but its egress proxy could not start (${(error as Error).message})`, 'failed');
+        options.logger?.warn({ err: error }, 'the egress proxy could not start: a run without network goes without its notice');
+      }
+    }
+    const egressSocket = proxy === undefined ? undefined : { socket: path.join(dirs.root, 'egress.sock'), networked: network };
+    const prepared: PreparedRun | { refused: string } = await prepareRun(request, dirs, plan, room, releases, egressSocket).catch(async (error: unknown) => {
+      await proxy?.close();
+      throw error;
+    });
+    if ('refused' in prepared) {
+      await proxy?.close();
+      return refusal(startedAt, prepared.refused);
     }
     const guard = workspace === undefined || before === undefined ? undefined : guardWorkspace(workspace.dir, { bytes: workspace.maxBytes, files: workspace.maxFiles }, before, () => overLimit.abort());
     let result: ExecResult;
     let group: RunCgroup | undefined;
+    let refused: string[] = [];
     try {
       if (plan.cgroups !== undefined && prepared.sandboxed) {
         try {
@@ -247,13 +274,10 @@ async function runGuarded(
       });
     } finally {
       guard?.stop();
-      await proxy?.close();
+      refused = (await proxy?.close()) ?? [];
       await group?.remove();
     }
-    if (proxy !== undefined && proxy.refused.length > 0) {
-      options.logger?.warn({ script: raw.script, refused: proxy.refused }, 'the egress proxy refused destinations of a skill');
-      if (result.status !== 'ok') result = { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${proxy.refused.join(', ')}` };
-    }
+    result = withEgressReport(result, refused, network ? undefined : name, raw.script, options.logger);
     if (workspace === undefined || before === undefined || bound === undefined) return result;
     const after = await scanTree(workspace.dir);
     const limit = { bytes: workspace.maxBytes, files: workspace.maxFiles };
@@ -274,4 +298,22 @@ async function runGuarded(
       if (failure !== undefined) options.logger?.warn({ err: failure, dir: dirs.root }, 'could not remove a run folder');
     });
   }
+}
+
+/**
+ * What the egress proxy refused, said where the person and the model read it: a networked run's refusals in its
+ * failure reason; a run without network, which tried to reach somewhere, gets `networkNotice` naming where and how
+ * an operator allows it.
+ */
+function withEgressReport(result: ExecResult, refused: string[], offFor: string | undefined, script: string | undefined, logger: Logger | undefined): ExecResult {
+  if (refused.length === 0) return result;
+  logger?.warn({ script: script ?? 'shell', refused }, offFor === undefined ? 'the egress proxy refused destinations of a skill' : 'a run without network tried to reach the network');
+  if (offFor === undefined) return result.status === 'ok' ? result : { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${refused.join(', ')}` };
+  const tried = refused.map((line) => line.replace(/: network is off$/, '')).join(', ');
+  return { ...result, networkNotice: networkOffSentence(offFor, tried) };
+}
+
+/** The notice for a run without network that tried to reach `tried`: where, and how an operator allows it. */
+export function networkOffSentence(name: string, tried: string): string {
+  return `network is off for ${name} in this world: it tried to reach ${tried}. An operator allows it with \`network: [${name}]\` in SKILLBOT_CONFIG.`;
 }

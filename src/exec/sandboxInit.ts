@@ -56,13 +56,33 @@ server.listen(${PROXY_PORT}, '127.0.0.1', () => {
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (require('node:os').constants.signals[signal] ?? 1)));
 });`;
 
+// The same bridge for a run without network, started beside the script rather than in front of it, so it costs the
+// run no wait: the proxy behind it answers every request with "network is off". Double quotes only (it sits in
+// single quotes in sh); its output goes nowhere and it has no fd of the wrapper's.
+const BACKGROUND_BRIDGE = `const net = require("node:net");
+net.createServer((client) => {
+  const upstream = net.connect(${JSON.stringify(EGRESS_SOCKET_INSIDE)});
+  client.on("error", () => upstream.destroy());
+  upstream.on("error", () => client.destroy());
+  client.pipe(upstream).pipe(client);
+}).listen(${PROXY_PORT}, "127.0.0.1");`;
+
 /**
- * The argv bwrap runs: [bridge →] wrapper → interpreter and script. `gated`: the first of them waits on GATE_FD
- * (cgroup mode), which the bot closes once the process is in the run's cgroup.
+ * The argv bwrap runs: [bridge →] wrapper → interpreter and script. `bridge`: the run has an egress proxy; with
+ * `waitForIt` (a networked run, the default) the script starts once the bridge listens, else (a run without
+ * network, told so by the proxy) the bridge starts beside it. `gated`: the first of them waits on GATE_FD (cgroup
+ * mode), which the bot closes once the process is in the run's cgroup.
  */
-export function innerCommand(command: string[], network: { nodePath: string } | undefined, gated = false): string[] {
-  if (network !== undefined) return [network.nodePath, '-e', `${gated ? NODE_GATE : ''}${BRIDGE}`, '--', '/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
-  return ['/bin/sh', '-c', `${gated ? SHELL_GATE : ''}${WRAPPER}`, 'skillbot-run', ...command];
+export function innerCommand(command: string[], bridge: { nodePath: string; waitForIt?: boolean } | undefined, gated = false): string[] {
+  if (bridge !== undefined && bridge.waitForIt !== false) {
+    return [bridge.nodePath, '-e', `${gated ? NODE_GATE : ''}${BRIDGE}`, '--', '/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
+  }
+  const beside = bridge === undefined ? '' : `${shellQuote(bridge.nodePath)} -e '${BACKGROUND_BRIDGE}' </dev/null >/dev/null 2>&1 ${REPORT_FD}>&- &\n`;
+  return ['/bin/sh', '-c', `${gated ? SHELL_GATE : ''}${beside}${WRAPPER}`, 'skillbot-run', ...command];
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The variables that point ordinary tools (curl, pip, python, wget) at the bridge. */
