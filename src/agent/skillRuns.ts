@@ -170,9 +170,11 @@ export async function runApprovedScripts(
       timeoutMs: deps.scriptTimeoutMs,
       signal: turn.signal,
       network: scope.network ?? false,
+      egressAllow: turn.settings.egressAllow,
       chatId: turn.chatId,
       expectedHash: decision.skillHash,
     });
+    if (result.networkNotice !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)}: ${result.networkNotice}`);
     const report = result.workspace;
     const changed = report === undefined ? undefined : await changedFiles(turn.workspace.dir, report);
     // What the script made reaches the chat (not after a stop: the person asked for nothing more).
@@ -199,7 +201,7 @@ export async function runApprovedScripts(
     if (result.status !== 'ok') {
       await fire('on_error', { script, result: outcome, error: { source: 'script', message: result.reason ?? `the script ended with status ${result.status}` } });
     }
-    const view = toView(call, result, [...(missing === undefined ? [] : [missing]), ...delivery, ...describeHookFailures(hookFailures)]);
+    const view = toView(call, result, [...(result.networkNotice === undefined ? [] : [`${result.networkNotice.charAt(0).toUpperCase()}${result.networkNotice.slice(1)}`]), ...(missing === undefined ? [] : [missing]), ...delivery, ...describeHookFailures(hookFailures)]);
     outputs.push(changed === undefined ? view : { ...view, workspace: { ...changed, ...(report?.limitReached === undefined ? {} : { limitReached: report.limitReached }) } });
   }
   return outputs;
