@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { Socket } from 'node:net';
 import type { Logger } from '../ops/log.ts';
 import { parseEgressAllow } from './addressPolicy.mjs';
 
@@ -80,8 +81,10 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
+    // Never what keeps the bot's process alive: its pipes and channel are unreferenced too.
     started.unref();
     started.channel?.unref();
+    (started.stderr as Socket | null)?.unref();
     started.stderr?.on('data', (chunk: Buffer) => options.logger?.warn({ output: chunk.toString().slice(0, 2000) }, 'the egress proxy process reported a fault'));
     started.on('message', (reply: Reply) => pending.get(reply.id)?.(reply));
     started.on('error', (error) => options.logger?.warn({ err: error }, 'the egress proxy process failed'));
