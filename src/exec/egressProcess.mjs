@@ -5,12 +5,14 @@
 // it ends when the bot does (the channel closes). Plain JavaScript: it runs without a TypeScript loader.
 //
 // Messages in:  {kind: 'open', id, socketPath, settings} | {kind: 'close', id}
-// Messages out: {kind: 'opened', id} | {kind: 'failed', id, error} | {kind: 'closed', id, refused}
+// Messages out: {kind: 'opened', id} | {kind: 'failed', id, error} | {kind: 'refused', id, line}
+// A refusal is sent before the client hears it, so the bot has it by the time the run's processes have ended; a
+// close needs no answer (nothing waits on it).
 import { startRunProxy } from './egressServer.mjs';
 
 if (process.send === undefined) throw new Error('egressProcess.mjs runs as a child with an IPC channel: start it through egressProxy.ts');
 
-/** @type {Map<string, { close(): Promise<string[]> }>} */
+/** @type {Map<string, { close(): void }>} */
 const runs = new Map();
 
 /** @param {Record<string, unknown>} message */
@@ -20,7 +22,7 @@ const reply = (message) => {
 
 process.on('message', (/** @type {any} */ message) => {
   if (message?.kind === 'open') {
-    startRunProxy(message.socketPath, message.settings).then(
+    startRunProxy(message.socketPath, message.settings, (line) => reply({ kind: 'refused', id: message.id, line })).then(
       (run) => {
         runs.set(message.id, run);
         reply({ kind: 'opened', id: message.id });
@@ -28,10 +30,8 @@ process.on('message', (/** @type {any} */ message) => {
       (/** @type {Error} */ error) => reply({ kind: 'failed', id: message.id, error: error.message }),
     );
   } else if (message?.kind === 'close') {
-    const run = runs.get(message.id);
+    runs.get(message.id)?.close();
     runs.delete(message.id);
-    if (run === undefined) reply({ kind: 'closed', id: message.id, refused: [] });
-    else void run.close().then((refused) => reply({ kind: 'closed', id: message.id, refused }));
   }
 });
 

@@ -63,13 +63,15 @@ export interface EgressProxiesOptions {
   logger?: Logger;
 }
 
-type Reply = { kind: 'opened'; id: string } | { kind: 'failed'; id: string; error: string } | { kind: 'closed'; id: string; refused: string[] };
+type Reply = { kind: 'opened'; id: string } | { kind: 'failed'; id: string; error: string } | { kind: 'refused'; id: string; line: string };
 
 const OPEN_TIMEOUT_MS = 10_000;
 
 export function createEgressProxies(options: EgressProxiesOptions = {}): EgressProxies {
   const bounds = { ...DEFAULT_EGRESS_BOUNDS, ...options.bounds };
   const pending = new Map<string, (reply: Reply) => void>();
+  /** What each open proxy refused so far, pushed by the egress process as it happens. */
+  const refusals = new Map<string, string[]>();
   let child: ChildProcess | undefined;
   let closed = false;
 
@@ -86,7 +88,10 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
     started.channel?.unref();
     (started.stderr as Socket | null)?.unref();
     started.stderr?.on('data', (chunk: Buffer) => options.logger?.warn({ output: chunk.toString().slice(0, 2000) }, 'the egress proxy process reported a fault'));
-    started.on('message', (reply: Reply) => pending.get(reply.id)?.(reply));
+    started.on('message', (reply: Reply) => {
+      if (reply.kind === 'refused') refusals.get(reply.id)?.push(reply.line);
+      else pending.get(reply.id)?.(reply);
+    });
     started.on('error', (error) => options.logger?.warn({ err: error }, 'the egress proxy process failed'));
     started.once('exit', (code, signal) => {
       if (child === started) child = undefined;
@@ -119,12 +124,22 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
       if ('error' in allow) throw new Error(`egressAllow: ${allow.error}`);
       const id = randomUUID();
       const settings = { ...bounds, mode: policy.mode, skill: policy.name, allow: [...policy.allow], ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }), ...(owner === undefined ? {} : { owner }) };
+      refusals.set(id, []);
       const opened = await ask({ kind: 'open', id, socketPath, settings });
-      if (opened.kind === 'failed') throw new Error(`the egress proxy could not listen: ${opened.error}`);
-      let closing: Promise<string[]> | undefined;
+      if (opened.kind === 'failed') {
+        refusals.delete(id);
+        throw new Error(`the egress proxy could not listen: ${opened.error}`);
+      }
       return {
-        close: () =>
-          (closing ??= ask({ kind: 'close', id }).then((reply) => (reply.kind === 'closed' ? reply.refused : []))),
+        // No answer awaited: a close costs the run no round trip. Refusals came before their answers did, so one
+        // more turn of the event loop has read every one the run's processes could have seen.
+        close: async () => {
+          if (child?.connected === true) child.send({ kind: 'close', id }, () => undefined);
+          await new Promise((resolve) => setImmediate(resolve));
+          const refused = refusals.get(id) ?? [];
+          refusals.delete(id);
+          return refused;
+        },
       };
     },
     close() {

@@ -52,11 +52,13 @@ function rawAnswer(status, reason, text) {
 }
 
 /**
- * Starts listening on `socketPath`; resolves once it does.
+ * Starts listening on `socketPath`; resolves once it does. `onRefused` hears each refusal (`host:port: why`, each
+ * once, at most 20) before the client gets its answer, so whoever waits for the client's end has heard it.
  * @param {string} socketPath
  * @param {RunSettings} settings
+ * @param {(line: string) => void} onRefused
  */
-export async function startRunProxy(socketPath, settings) {
+export async function startRunProxy(socketPath, settings, onRefused) {
   const policy = addressPolicy(settings.allow);
   const resolver = new Resolver({ timeout: settings.lookupTimeoutMs, tries: 2 });
   if (settings.dnsServers !== undefined && settings.dnsServers.length > 0) resolver.setServers(settings.dnsServers);
@@ -77,7 +79,10 @@ export async function startRunProxy(socketPath, settings) {
   };
   /** @param {string} where @param {string} why */
   const refuse = (where, why) => {
-    if (refused.length < MAX_REFUSALS_KEPT && !refused.includes(`${where}: ${why}`)) refused.push(`${where}: ${why}`);
+    if (refused.length < MAX_REFUSALS_KEPT && !refused.includes(`${where}: ${why}`)) {
+      refused.push(`${where}: ${why}`);
+      onRefused(`${where}: ${why}`);
+    }
     return settings.mode === 'off'
       ? `network is off for ${settings.skill} in this world: skillbot did not connect to ${where}. An operator allows it with \`network: [${settings.skill}]\` in SKILLBOT_CONFIG.\n`
       : `skillbot egress proxy refused ${where}: ${why}\n`;
@@ -260,13 +265,12 @@ export async function startRunProxy(socketPath, settings) {
   if (settings.owner !== undefined) chownSync(socketPath, settings.owner.uid, settings.owner.gid);
 
   return {
-    refused,
     /** Stops listening, cuts every open connection and drops the lookups still pending. */
     close() {
       closed = true;
       resolver.cancel();
       for (const socket of open) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve(refused)));
+      server.close();
     },
   };
 }

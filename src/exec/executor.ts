@@ -1,11 +1,12 @@
 // The one guarded way skillbot runs skill code: a bubblewrap sandbox over a private copy of the approved skill,
 // contained path, chosen interpreter, allowlisted environment, argv without a shell, bounded output and
 // resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
+import { chownSync, mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../ops/log.ts';
 import { DEFAULT_LIMITS, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { checkRequest } from './request.ts';
-import { prepareRun, type PreparedRun, type Releases, type RunPlan } from './runPlan.ts';
+import { prepareRun, type Releases, type RunPlan } from './runPlan.ts';
 import { createRunDirs, removeRunDirs, type RunOwner } from './runDirs.ts';
 import { systemMounts } from './sandbox.ts';
 import { probeSandbox } from './sandboxProbe.ts';
@@ -218,28 +219,33 @@ async function runGuarded(
   const overLimit = new AbortController();
   try {
     const room = bound === undefined || before === undefined ? Number.POSITIVE_INFINITY : bound.bytes - before.bytes;
-    // Every sandboxed run gets a proxy: a networked one its way out, one without network a 403 that says so.
-    let proxy: EgressRunProxy | undefined;
+    // Every sandboxed run gets a proxy: a networked one its way out, one without network a 403 that says so. Its
+    // socket's folder is bound, so the egress process may still be making the socket while bwrap sets up: where a
+    // gate holds the run's first process (cgroup mode), the gate waits for it; elsewhere the spawn does.
     const network = request.network === true;
     const name = request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir)));
-    if (plan.mode === 'bwrap') {
-      const allow = [...(options.egressAllow ?? []), ...request.egressAllow];
-      try {
-        proxy = await egress.open(path.join(dirs.root, 'egress.sock'), { mode: network ? 'networked' : 'off', name, allow }, plan.owner);
-      } catch (error) {
-        // Without network the run only loses its notice; with network it would have no way out at all.
-        if (network) return refusal(startedAt, `this skill may use the network, but its egress proxy could not start (${(error as Error).message})`, 'failed');
-        options.logger?.warn({ err: error }, 'the egress proxy could not start: a run without network goes without its notice');
-      }
-    }
-    const egressSocket = proxy === undefined ? undefined : { socket: path.join(dirs.root, 'egress.sock'), networked: network };
-    const prepared: PreparedRun | { refused: string } = await prepareRun(request, dirs, plan, room, releases, egressSocket).catch(async (error: unknown) => {
-      await proxy?.close();
+    const socket = plan.mode === 'bwrap' ? egressSocketIn(dirs.root, plan.owner) : '';
+    const opening =
+      plan.mode === 'bwrap'
+        ? egress.open(socket, { mode: network ? 'networked' : 'off', name, allow: [...(options.egressAllow ?? []), ...request.egressAllow] }, plan.owner).catch((error: unknown) => error as Error)
+        : undefined;
+    const prepared = await prepareRun(request, dirs, plan, room, releases, opening === undefined ? undefined : { socket, networked: network }).catch(async (error: unknown) => {
+      await closeOpening(opening);
       throw error;
     });
     if ('refused' in prepared) {
-      await proxy?.close();
+      await closeOpening(opening);
       return refusal(startedAt, prepared.refused);
+    }
+    // Without network the run only loses its notice if the proxy fails; with network it would have no way out at all.
+    const ready = opening?.then((opened) => {
+      if (!(opened instanceof Error)) return undefined;
+      options.logger?.warn({ err: opened }, 'the egress proxy could not start');
+      return network ? `this skill may use the network, but its egress proxy could not start (${opened.message}), so it was not run` : undefined;
+    });
+    if (plan.cgroups === undefined) {
+      const notReady = await ready;
+      if (notReady !== undefined) return refusal(startedAt, notReady, 'failed');
     }
     const guard = workspace === undefined || before === undefined ? undefined : guardWorkspace(workspace.dir, { bytes: workspace.maxBytes, files: workspace.maxFiles }, before, () => overLimit.abort());
     let result: ExecResult;
@@ -262,6 +268,7 @@ async function runGuarded(
         logger: options.logger,
         startedAt,
         mountBound: (mount) => mountBound(mount, plan.limits),
+        ...(ready === undefined ? {} : { ready }),
         ...(group === undefined
           ? {}
           : {
@@ -274,7 +281,8 @@ async function runGuarded(
       });
     } finally {
       guard?.stop();
-      refused = (await proxy?.close()) ?? [];
+      const opened = await opening;
+      refused = opened === undefined || opened instanceof Error ? [] : await opened.close();
       await group?.remove();
     }
     result = withEgressReport(result, refused, network ? undefined : name, raw.script, options.logger);
@@ -298,6 +306,20 @@ async function runGuarded(
       if (failure !== undefined) options.logger?.warn({ err: failure, dir: dirs.root }, 'could not remove a run folder');
     });
   }
+}
+
+/** The run's egress socket path, alone in a folder of its own (bound into the sandbox), which the run's user may enter. */
+function egressSocketIn(root: string, owner: RunOwner | undefined): string {
+  const dir = path.join(root, 'egress');
+  mkdirSync(dir, { mode: 0o700 });
+  if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
+  return path.join(dir, 'egress.sock');
+}
+
+/** Closes a proxy that was being opened for a run that will not start. */
+async function closeOpening(opening: Promise<EgressRunProxy | Error> | undefined): Promise<void> {
+  const opened = await opening;
+  if (opened !== undefined && !(opened instanceof Error)) await opened.close();
 }
 
 /**

@@ -29,8 +29,9 @@ export interface SandboxLayout {
   /** The run's /etc/hosts (localhost and the sandbox's hostname; hostsFile()). */
   hosts?: string;
   /**
-   * Host path of the run's egress proxy socket: a networked run's only way out, or (without `networked`) the
-   * proxy that tells a run without network that it has none. Without it nothing answers at all.
+   * Host path of the run's egress proxy socket (named egress.sock, alone in a folder of its own, which is bound):
+   * a networked run's only way out, or (without `networked`) the proxy that tells a run without network that it
+   * has none. Without it nothing answers at all.
    */
   egressSocket?: string;
   /** The run may reach the network (through the egress socket): name resolution and TLS trust are mounted. */
@@ -119,7 +120,8 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '/proc',
     ...sized(layout.sizes.home, SANDBOX_PATHS.home),
     ...sized(layout.sizes.tmp, SANDBOX_PATHS.tmp),
-    ...(layout.egressSocket === undefined ? [] : ['--bind', layout.egressSocket, EGRESS_SOCKET_INSIDE]),
+    // The socket's folder, not the socket: the egress process may make the socket while bwrap sets the sandbox up.
+    ...(layout.egressSocket === undefined ? [] : ['--ro-bind', path.dirname(layout.egressSocket), path.posix.dirname(EGRESS_SOCKET_INSIDE)]),
     // The chat's workspace and the skills: separate mounts, so the read-only root below leaves them as they are.
     ...(layout.workspace === undefined ? [] : ['--bind', layout.workspace, SANDBOX_PATHS.workspace]),
     ...layout.skills.flatMap((skill) => ['--ro-bind', skill.dir, skillPathInside(skill.id)]),

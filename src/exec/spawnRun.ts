@@ -24,6 +24,11 @@ export interface SpawnSettings {
   mountBound?: (mount: string) => string;
   /** Where runs get cgroups: the run's own, and the words for the bounds it can hit. */
   cgroup?: { group: RunCgroup; memory: string; processes: string };
+  /**
+   * In cgroup mode, what the gate also waits for (the run's egress proxy listening): undefined when ready, else why
+   * the run must not start.
+   */
+  ready?: Promise<string | undefined>;
 }
 
 const DEFAULT_KILL_GRACE_MS = 2000;
@@ -57,7 +62,7 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   }
   const report = collect(child.stdio[REPORT_FD] as Readable | undefined);
   const info = collect(child.stdio[INFO_FD] as Readable | undefined);
-  const joined = settings.cgroup === undefined ? undefined : joinCgroup((child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD], info, settings.cgroup.group, request, settings.logger);
+  const joined = settings.cgroup === undefined ? undefined : joinCgroup((child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD], info, settings.cgroup.group, request, settings.logger, settings.ready);
   // A run whose cgroup bound was hit is stopped as a whole: the kernel killed one of its processes (or refused a
   // fork), and what is left would carry on with a part missing.
   const boundHit = new AbortController();
@@ -97,7 +102,14 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
  * then opens the gate. The kernel's wait for joining a cgroup thus overlaps bwrap setting up the sandbox. A process
  * that cannot be moved is killed: never run outside its bounds.
  */
-async function joinCgroup(gate: Writable | null | undefined, info: Collected, group: RunCgroup, request: CheckedRequest, logger: Logger | undefined): Promise<string | undefined> {
+async function joinCgroup(
+  gate: Writable | null | undefined,
+  info: Collected,
+  group: RunCgroup,
+  request: CheckedRequest,
+  logger: Logger | undefined,
+  ready?: Promise<string | undefined>,
+): Promise<string | undefined> {
   gate?.on('error', () => undefined);
   const pid = sandboxInitPid(await info.until((text) => sandboxInitPid(text) !== undefined));
   if (pid === undefined) {
@@ -107,6 +119,12 @@ async function joinCgroup(gate: Writable | null | undefined, info: Collected, gr
   }
   try {
     await group.add(pid);
+    const notReady = await ready;
+    if (notReady !== undefined) {
+      killInit(info.text());
+      gate?.destroy();
+      return notReady;
+    }
     gate?.end('\n');
     return undefined;
   } catch (error) {
