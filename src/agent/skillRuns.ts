@@ -88,6 +88,7 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
     skill,
     env: turn.settings.env[skill.id] ?? {},
     network: worldAllowsNetwork(turn.settings, skill.id),
+    egressAllow: turn.settings.egressAllow,
     allowed: decision.allowed,
     ...(decision.allowed ? { approvedHash: decision.skillHash } : {}),
     signal: turn.signal,
