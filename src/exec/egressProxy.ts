@@ -31,11 +31,9 @@ export const DEFAULT_EGRESS_BOUNDS: EgressBounds = {
   lookupTimeoutMs: 5_000,
 };
 
-/** What one proxy serves: a networked run (or stdio MCP server), or one without network that is told so. */
+/** What one proxy serves: a networked run, or a networked stdio MCP server. */
 export interface EgressPolicy {
-  /** `off`: every request is answered 403 "network is off for <name> in this world". */
-  mode: 'networked' | 'off';
-  /** The skill id (`bash` for the shell, a server name for MCP), as the notice and `network: [...]` name it. */
+  /** The skill id (`bash` for the shell, a server name for MCP), for the logs. */
   name: string;
   /** The world's `egressAllow`: ranges and host names reachable although not public (never loopback or the host). */
   allow: readonly string[];
@@ -123,7 +121,7 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
       const allow = parseEgressAllow(policy.allow);
       if ('error' in allow) throw new Error(`egressAllow: ${allow.error}`);
       const id = randomUUID();
-      const settings = { ...bounds, mode: policy.mode, skill: policy.name, allow: [...policy.allow], ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }), ...(owner === undefined ? {} : { owner }) };
+      const settings = { ...bounds, skill: policy.name, allow: [...policy.allow], ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }), ...(owner === undefined ? {} : { owner }) };
       refusals.set(id, []);
       const opened = await ask({ kind: 'open', id, socketPath, settings });
       if (opened.kind === 'failed') {

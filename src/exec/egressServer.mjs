@@ -3,8 +3,7 @@
 // `GET http://…` requests) on a unix socket bound into the sandbox. It resolves names itself (c-ares, never the
 // host's getaddrinfo threads) and connects only to the address it checked, so no name can be re-pointed at the
 // host between the check and the connection. Nothing a client or an upstream server sends may throw out of a
-// handler: a failure ends that one connection. In `off` mode (a run without network) it connects nowhere and
-// answers every request with a 403 that names the policy, so tools fail at once and say why.
+// handler: a failure ends that one connection.
 import { Resolver } from 'node:dns/promises';
 import { chmodSync, chownSync } from 'node:fs';
 import http from 'node:http';
@@ -13,8 +12,7 @@ import { addressPolicy } from './addressPolicy.mjs';
 
 /**
  * @typedef {object} RunSettings
- * @property {'networked' | 'off'} mode
- * @property {string} skill the skill (or `bash`) the run is for, for the notice
+ * @property {string} skill the skill (or `bash`, or an MCP server) the proxy is for
  * @property {string[]} allow `egressAllow`: ranges and host names reachable although not public
  * @property {number} maxConnections client connections open at once
  * @property {number} idleMs a connection (or tunnel) with no traffic for this long is closed
@@ -83,9 +81,7 @@ export async function startRunProxy(socketPath, settings, onRefused) {
       refused.push(`${where}: ${why}`);
       onRefused(`${where}: ${why}`);
     }
-    return settings.mode === 'off'
-      ? `network is off for ${settings.skill} in this world: skillbot did not connect to ${where}. An operator allows it with \`network: [${settings.skill}]\` in SKILLBOT_CONFIG.\n`
-      : `skillbot egress proxy refused ${where}: ${why}\n`;
+    return `skillbot egress proxy refused ${where} for ${settings.skill}: ${why}\n`;
   };
 
   /**
@@ -152,10 +148,6 @@ export async function startRunProxy(socketPath, settings, onRefused) {
         return;
       }
       const where = `${authority.host}:${authority.port}`;
-      if (settings.mode === 'off') {
-        client.end(rawAnswer(403, 'Forbidden', refuse(where, 'network is off')));
-        return;
-      }
       const target = await resolveTarget(authority.host);
       if (!target.ok) {
         client.end(rawAnswer(403, 'Forbidden', refuse(where, target.why)));
@@ -205,10 +197,6 @@ export async function startRunProxy(socketPath, settings, onRefused) {
       }
       const port = url.port === '' ? 80 : Number(url.port);
       const where = `${url.hostname}:${port}`;
-      if (settings.mode === 'off') {
-        answer(403, refuse(where, 'network is off'));
-        return;
-      }
       const target = await resolveTarget(url.hostname);
       if (!target.ok) {
         answer(403, refuse(where, target.why));

@@ -219,17 +219,15 @@ async function runGuarded(
   const overLimit = new AbortController();
   try {
     const room = bound === undefined || before === undefined ? Number.POSITIVE_INFINITY : bound.bytes - before.bytes;
-    // Every sandboxed run gets a proxy: a networked one its way out, one without network a 403 that says so. Its
-    // socket's folder is bound, so the egress process may still be making the socket while bwrap sets up: where a
-    // gate holds the run's first process (cgroup mode), the gate waits for it; elsewhere the spawn does.
-    const network = request.network === true;
-    const name = request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir)));
-    const socket = plan.mode === 'bwrap' ? egressSocketIn(dirs.root, plan.owner) : '';
-    const opening =
-      plan.mode === 'bwrap'
-        ? egress.open(socket, { mode: network ? 'networked' : 'off', name, allow: [...(options.egressAllow ?? []), ...request.egressAllow] }, plan.owner).catch((error: unknown) => error as Error)
-        : undefined;
-    const prepared = await prepareRun(request, dirs, plan, room, releases, opening === undefined ? undefined : { socket, networked: network }).catch(async (error: unknown) => {
+    // A networked run's way out: its proxy, in the egress process. Its socket's folder is bound, so the egress
+    // process may still be making the socket while bwrap sets up: where a gate holds the run's first process
+    // (cgroup mode), the gate waits for it; elsewhere the spawn does.
+    const network = request.network === true && plan.mode === 'bwrap';
+    const socket = network ? egressSocketIn(dirs.root, plan.owner) : '';
+    const opening = network
+      ? egress.open(socket, { name: request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir))), allow: [...(options.egressAllow ?? []), ...request.egressAllow] }, plan.owner).catch((error: unknown) => error as Error)
+      : undefined;
+    const prepared = await prepareRun(request, dirs, plan, room, releases, network ? { socket } : undefined).catch(async (error: unknown) => {
       await closeOpening(opening);
       throw error;
     });
@@ -237,11 +235,10 @@ async function runGuarded(
       await closeOpening(opening);
       return refusal(startedAt, prepared.refused);
     }
-    // Without network the run only loses its notice if the proxy fails; with network it would have no way out at all.
     const ready = opening?.then((opened) => {
       if (!(opened instanceof Error)) return undefined;
       options.logger?.warn({ err: opened }, 'the egress proxy could not start');
-      return network ? `this skill may use the network, but its egress proxy could not start (${opened.message}), so it was not run` : undefined;
+      return `this skill may use the network, but its egress proxy could not start (${opened.message}), so it was not run`;
     });
     if (plan.cgroups === undefined) {
       const notReady = await ready;
@@ -285,7 +282,7 @@ async function runGuarded(
       refused = opened === undefined || opened instanceof Error ? [] : await opened.close();
       await group?.remove();
     }
-    result = withEgressReport(result, refused, network ? undefined : name, raw.script, options.logger);
+    result = withEgressReport(result, refused, raw.script, options.logger);
     if (workspace === undefined || before === undefined || bound === undefined) return result;
     const after = await scanTree(workspace.dir);
     const limit = { bytes: workspace.maxBytes, files: workspace.maxFiles };
@@ -322,20 +319,9 @@ async function closeOpening(opening: Promise<EgressRunProxy | Error> | undefined
   if (opened !== undefined && !(opened instanceof Error)) await opened.close();
 }
 
-/**
- * What the egress proxy refused, said where the person and the model read it: a networked run's refusals in its
- * failure reason; a run without network, which tried to reach somewhere, gets `networkNotice` naming where and how
- * an operator allows it.
- */
-function withEgressReport(result: ExecResult, refused: string[], offFor: string | undefined, script: string | undefined, logger: Logger | undefined): ExecResult {
+/** What the egress proxy refused a networked run: logged, and named in a failed run's reason. */
+function withEgressReport(result: ExecResult, refused: string[], script: string | undefined, logger: Logger | undefined): ExecResult {
   if (refused.length === 0) return result;
-  logger?.warn({ script: script ?? 'shell', refused }, offFor === undefined ? 'the egress proxy refused destinations of a skill' : 'a run without network tried to reach the network');
-  if (offFor === undefined) return result.status === 'ok' ? result : { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${refused.join(', ')}` };
-  const tried = refused.map((line) => line.replace(/: network is off$/, '')).join(', ');
-  return { ...result, networkNotice: networkOffSentence(offFor, tried) };
-}
-
-/** The notice for a run without network that tried to reach `tried`: where, and how an operator allows it. */
-export function networkOffSentence(name: string, tried: string): string {
-  return `network is off for ${name} in this world: it tried to reach ${tried}. An operator allows it with \`network: [${name}]\` in SKILLBOT_CONFIG.`;
+  logger?.warn({ script: script ?? 'shell', refused }, 'the egress proxy refused destinations of a skill');
+  return result.status === 'ok' ? result : { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${refused.join(', ')}` };
 }

@@ -44,12 +44,13 @@ export interface PreparedRun {
   interpreter: string;
   /** Runs in bwrap (which reports a child killed by signal N as exit 128+N). */
   sandboxed: boolean;
+  /** A sandboxed run without network: the skill its refuser names ("network is off for <skill> in this world"). */
+  offFor?: string;
 }
 
-/** A sandboxed run's egress proxy, listening already: its socket (host path), and whether the run is networked. */
+/** A networked sandboxed run's egress proxy: its socket (host path, alone in a folder of its own). */
 export interface RunEgress {
   socket: string;
-  networked: boolean;
 }
 
 /** Skill folders held for a run; released (shared copies become evictable) when it ends. */
@@ -157,20 +158,21 @@ export async function prepareRun(
     passwd: dirs.passwd,
     group: dirs.group,
     hosts: dirs.hosts,
-    ...(egress === undefined ? {} : { egressSocket: egress.socket }),
-    networked: egress?.networked === true,
+    ...(egress === undefined ? {} : { egressSocket: egress.socket, networked: true }),
     infoFd: INFO_FD,
   };
   const limits = { ...plan.limits, maxFileBytes: Math.max(1, Math.min(plan.limits.maxFileBytes, fileBytes)) };
-  const bridge = egress === undefined ? undefined : { nodePath: plan.nodePath, waitForIt: egress.networked };
-  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], bridge, plan.cgroups !== undefined);
+  // Without network, a refuser beside the script says so to whatever asks the proxy variables for a connection.
+  const offFor = egress === undefined ? (request.skillId ?? (own === undefined ? 'bash' : path.basename(path.resolve(request.skillDir ?? own.dir)))) : undefined;
+  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], { nodePath: plan.nodePath, ...(offFor === undefined ? {} : { offFor }) }, plan.cgroups !== undefined);
   return {
     command: plan.prlimitPath,
     args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...(egress === undefined ? {} : proxyEnv()) },
+    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...proxyEnv() },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,
+    ...(offFor === undefined ? {} : { offFor }),
   };
 }

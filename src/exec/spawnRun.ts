@@ -9,7 +9,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCap.ts';
 import type { CheckedRequest } from './request.ts';
 import { toResult } from './results.ts';
 import type { PreparedRun } from './runPlan.ts';
-import { GATE_FD, INFO_FD, REPORT_FD, fullMounts } from './sandboxInit.ts';
+import { GATE_FD, INFO_FD, REPORT_FD, fullMounts, networkOffSentence, triedWithoutNetwork } from './sandboxInit.ts';
 import { supervise } from './supervise.ts';
 import type { ExecResult } from './types.ts';
 
@@ -91,7 +91,11 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     // Even a run that ended 0 lost a process to the bound: it failed, and says which bound.
     if (bounds.length > 0) reported = { ...reported, status: 'failed', reason: bounds.join('; ') };
   }
-  const full = result.status === 'ok' ? [] : fullMounts(await report.done());
+  // The wrapper reports full mounts when the script failed; a run without network's refuser, where it tried to go.
+  const reportText = result.status === 'ok' && prepared.offFor === undefined ? '' : await report.done();
+  const tried = prepared.offFor === undefined ? [] : triedWithoutNetwork(reportText);
+  if (prepared.offFor !== undefined && tried.length > 0) reported = { ...reported, networkNotice: networkOffSentence(prepared.offFor, tried) };
+  const full = result.status === 'ok' ? [] : fullMounts(reportText);
   if (full.length === 0 || settings.mountBound === undefined) return reported;
   const bounds = full.map(settings.mountBound).join('; ');
   return { ...reported, reason: `${reported.reason ?? 'the script failed'}; ${bounds}` };

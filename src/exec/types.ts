@@ -119,9 +119,11 @@ export interface Executor {
   /** The sandbox probe's answer (made once, when the executor is created). */
   sandbox(): Promise<SandboxStatus>;
   /**
-   * An egress proxy for a sandboxed process that is not a run (a stdio MCP server): listening on `socketPath`
-   * (bind it at EGRESS_SOCKET_INSIDE, start the process behind innerCommand's bridge with proxyEnv()) until
-   * closed. `policy.allow` is the world's `egressAllow` (the executor's own list is added).
+   * An egress proxy for a networked sandboxed process that is not a run (a stdio MCP server its world's `network`
+   * lists): listening on `socketPath` (a file named egress.sock in a folder of its own: bind that folder at
+   * /run/skillbot, SandboxLayout.egressSocket with `networked`; start the process behind innerCommand's bridge,
+   * with proxyEnv()) until `close()`, which resolves with what it refused. `policy.allow` is the world's
+   * `egressAllow` (the executor's own list is added).
    */
   egress(socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }): Promise<EgressRunProxy>;
   /** Removes the verified skill copies it keeps and ends the egress proxy process. */
