@@ -13,8 +13,8 @@ const outdir = join(root, 'dist');
 await rm(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The scan worker is loaded by URL beside the code that starts it: an entry of its own, same folder.
-  entryPoints: { main: 'adapters/main.ts', scanWorker: 'src/skills/scanWorker.mjs' },
+  // The scan worker and the egress proxy process are loaded by URL beside the code that starts them: entries of their own, same folder.
+  entryPoints: { main: 'adapters/main.ts', scanWorker: 'src/skills/scanWorker.mjs', egressProcess: 'src/exec/egressProcess.mjs' },
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,

@@ -64,8 +64,10 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
     timeoutMs: deps.scriptTimeoutMs,
     signal: turn.signal,
     network: worldAllowsNetwork(turn.settings, SHELL_ID),
+    egressAllow: turn.settings.egressAllow,
     chatId: turn.chatId,
   });
+  if (result.networkNotice !== undefined) turn.notice(`A shell command: ${result.networkNotice}`);
   const scope = { worldId: turn.worldId, chatId: turn.chatId, turnId: turn.turnId, requesterId: turn.requesterId, skill: { id: SHELL_ID, hash: SHELL_CONTENT }, ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }), ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }) };
   await deps.audit.record(runAuditEntry(scope, item, result));
   deps.logger.info({ chatId: turn.chatId, turnId: turn.turnId, tool: SHELL_ID, status: result.status, ms: result.durationMs }, 'shell command ran');
@@ -87,6 +89,7 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
   }
   if (report !== undefined) parts.push(changesText(await changedFiles(turn.workspace.dir, report), report.limitReached));
   if (missing !== undefined) parts.push(missing);
+  if (result.networkNotice !== undefined) parts.push(`(${result.networkNotice})`);
   parts.push(...delivery);
   return { content: parts.filter((part) => part !== '').join('\n'), isError: result.status !== 'ok' };
 }

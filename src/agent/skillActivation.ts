@@ -86,6 +86,7 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
     approval: decision.allowed ? { allowed: true, skillHash: decision.skillHash } : { allowed: false, reason: notApproved(decision) },
     env: scope.env,
     network: scope.network ?? false,
+    egressAllow: scope.egressAllow ?? [],
     chatId: turn.chatId,
     tools: {
       worldId: turn.worldId,

@@ -84,6 +84,7 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
     skill,
     env: turn.settings.env[skill.id] ?? {},
     network: worldAllowsNetwork(turn.settings, skill.id),
+    egressAllow: turn.settings.egressAllow,
     allowed: decision.allowed,
     ...(decision.allowed ? { approvedHash: decision.skillHash } : {}),
     signal: turn.signal,
@@ -166,9 +167,11 @@ export async function runApprovedScripts(
       timeoutMs: deps.scriptTimeoutMs,
       signal: turn.signal,
       network: scope.network ?? false,
+      egressAllow: turn.settings.egressAllow,
       chatId: turn.chatId,
       expectedHash: decision.skillHash,
     });
+    if (result.networkNotice !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)}: ${result.networkNotice}`);
     const report = result.workspace;
     const changed = report === undefined ? undefined : await changedFiles(turn.workspace.dir, report);
     // What the script made reaches the chat (not after a stop: the person asked for nothing more).
@@ -195,7 +198,7 @@ export async function runApprovedScripts(
     if (result.status !== 'ok') {
       await fire('on_error', { script, result: outcome, error: { source: 'script', message: result.reason ?? `the script ended with status ${result.status}` } });
     }
-    const view = toView(call, result, [...(missing === undefined ? [] : [missing]), ...delivery, ...describeHookFailures(hookFailures)]);
+    const view = toView(call, result, [...(result.networkNotice === undefined ? [] : [`${result.networkNotice.charAt(0).toUpperCase()}${result.networkNotice.slice(1)}`]), ...(missing === undefined ? [] : [missing]), ...delivery, ...describeHookFailures(hookFailures)]);
     outputs.push(changed === undefined ? view : { ...view, workspace: { ...changed, ...(report?.limitReached === undefined ? {} : { limitReached: report.limitReached }) } });
   }
   return outputs;

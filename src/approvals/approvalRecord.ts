@@ -71,6 +71,14 @@ export function resumeIndexKey(resumeKey: string): string {
   return `resume:${resumeKey}`;
 }
 
+/**
+ * The store key ('approvals' namespace) claimed when a run under an approval starts: a "yes, once" covers one run,
+ * so a re-run of the turn (after a crash during that run) asks again instead of resuming it.
+ */
+export function runStartedKey(approvalId: string): string {
+  return `started:${approvalId}`;
+}
+
 export interface ResumeIndex {
   approvalId: string;
 }

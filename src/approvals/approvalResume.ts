@@ -1,7 +1,7 @@
 // "Resume instead of re-ask": a re-run of a turn awaits the question its first run showed.
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
-import { resumeIndexKey, sameQuestion, SYSTEM_DECIDERS, type ResumeIndex } from './approvalRecord.ts';
+import { resumeIndexKey, runStartedKey, sameQuestion, SYSTEM_DECIDERS, type ResumeIndex } from './approvalRecord.ts';
 import type { ApprovalResolver } from './approvalResolver.ts';
 import type { ApprovalWaiters } from './approvalWaiters.ts';
 import type { ApprovalRecord, ApprovalRequestInput } from './types.ts';
@@ -16,10 +16,14 @@ export interface ApprovalResumeDeps {
   armDeadline: (record: ApprovalRecord) => void;
 }
 
+/** What resume() answers for a "yes, once" whose run had started: it is used up, and the caller asks anew, saying why. */
+export const RUN_STARTED = Symbol('run started');
+
 /**
  * The store maps `resume:<resumeKey>` to the question's id ('approvals' namespace, same TTL as the question).
  * A question is resumed only when it asks exactly the same; an answer or a timeout is returned as it stands; an
- * expiry, or a question whose message never went out, is no answer: the caller asks anew.
+ * expiry, or a question whose message never went out, is no answer: the caller asks anew. A "yes, once" whose run
+ * had started (the bot crashed or stopped during it) is never resumed: RUN_STARTED.
  */
 export class ApprovalResume {
   readonly #deps: ApprovalResumeDeps;
@@ -29,13 +33,16 @@ export class ApprovalResume {
   }
 
   /** The earlier question under `resumeKey`, awaited (or as answered), or undefined when it must be asked anew. */
-  async resume(input: ApprovalRequestInput, resumeKey: string): Promise<Promise<ApprovalRecord> | undefined> {
+  async resume(input: ApprovalRequestInput, resumeKey: string): Promise<Promise<ApprovalRecord> | typeof RUN_STARTED | undefined> {
     const { store, waiters, resolver } = this.#deps;
     const index = await store.get<ResumeIndex>('approvals', resumeIndexKey(resumeKey));
     if (index === undefined) return undefined;
     const record = await store.get<ApprovalRecord>('approvals', index.approvalId);
     if (record === undefined || !sameQuestion(record, input)) return undefined;
-    if (record.status === 'resolved') return answered(record);
+    if (record.status === 'resolved') {
+      if (record.outcome === 'yes_once' && (await store.get('approvals', runStartedKey(record.id))) !== undefined) return RUN_STARTED;
+      return answered(record);
+    }
     const local = waiters.get(record.id);
     if (local !== undefined) return local.answered;
     if (record.presentedAt === undefined) {
@@ -56,7 +63,7 @@ export class ApprovalResume {
     const index: ResumeIndex = { approvalId: record.id };
     if (await store.claim('approvals', resumeIndexKey(resumeKey), index, ttlMs)) return undefined;
     const other = await this.resume(input, resumeKey);
-    if (other !== undefined) {
+    if (other !== undefined && other !== RUN_STARTED) {
       waiters.drop(record.id);
       await store.delete('approvals', record.id);
       return other;

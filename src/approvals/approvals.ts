@@ -4,9 +4,9 @@ import { EventEmitter } from 'node:events';
 import { silentLogger, type Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { createLocalApprovalBus, type ApprovalBus } from './approvalBus.ts';
-import { decisionFields, isOption, newApprovalRecord, pendingFields, resolvedRecord, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { decisionFields, isOption, newApprovalRecord, pendingFields, resolvedRecord, runStartedKey, SYSTEM_DECIDERS } from './approvalRecord.ts';
 import { ApprovalResolver } from './approvalResolver.ts';
-import { ApprovalResume } from './approvalResume.ts';
+import { ApprovalResume, RUN_STARTED } from './approvalResume.ts';
 import { ApprovalWaiters } from './approvalWaiters.ts';
 import type { AuditLog } from './audit.ts';
 import { createRecordSealer, type RecordSealer } from './recordSeal.ts';
@@ -174,9 +174,18 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     // A question must never be stored under an instance that others cannot see alive.
     await this.#liveness.ensure();
     const resumed = input.resumeKey === undefined ? undefined : await this.#resume.resume(input, input.resumeKey);
-    const answer = resumed ?? (await this.#ask(input));
+    const answer = resumed === RUN_STARTED ? await this.#ask(askedAgain(input)) : (resumed ?? (await this.#ask(input)));
     void this.#resolver.ensureMarked(answer);
     return answer;
+  }
+
+  /**
+   * Marks in the store, before it starts, that a run under `record` (a "yes, once") begins. False when one had
+   * already: that answer is used up. A re-run of the turn then asks again (request() says why on the card).
+   */
+  async markRunStarted(record: ApprovalRecord): Promise<boolean> {
+    const ttlMs = Math.max(record.expiresAt - this.#now(), 0) + this.#keepMs;
+    return this.#store.claim('approvals', runStartedKey(record.id), { at: this.#now(), instanceId: this.instanceId }, ttlMs);
   }
 
   /**
@@ -383,4 +392,15 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       this.#logger.error({ err: error, approvalId: record.id, event }, 'an approval event listener threw');
     }
   }
+}
+
+/** The question again, after a "yes, once" whose run had started when the bot stopped: the card says why. */
+function askedAgain(input: ApprovalRequestInput): ApprovalRequestInput {
+  return {
+    ...input,
+    body:
+      'Asked again: the bot stopped (a restart or a crash) while the run you approved with "Yes, once" was under way, ' +
+      'so that answer is used up and the run may have done part of its work.\n' +
+      input.body,
+  };
 }

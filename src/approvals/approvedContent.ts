@@ -38,6 +38,7 @@ export function bindToApprovedContent(executor: Executor, hashFolder: HashFolder
     sandbox: () => executor.sandbox(),
     workspaceOwner: (chatId) => executor.workspaceOwner(chatId),
     close: () => executor.close(),
+    egress: (socketPath, policy, owner) => executor.egress(socketPath, policy, owner),
     async run(request) {
       const { expectedHash, skillDir } = request;
       if (expectedHash === undefined || skillDir === undefined) return executor.run(request);

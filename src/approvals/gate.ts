@@ -148,7 +148,7 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
   }
 
   // The runtime writes the audit record of the decision (including ones nobody awaits, such as restart expiry).
-  const record = await approvals.request({
+  const ask = () => approvals.request({
     worldId: input.worldId,
     chatId: input.chatId,
     requesterId: input.requesterId,
@@ -163,6 +163,15 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
     ...turn,
     ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
   });
+  let record = await ask();
+  // A "yes, once" covers one run: marked in the store before it starts. When a run under it had started already
+  // (two runs of one turn raced for a resumed answer), the question is asked again, and the card says why.
+  if (record.outcome === 'yes_once' && approvals.isAuthentic(record) && !(await approvals.markRunStarted(record))) {
+    record = await ask();
+    if (record.outcome === 'yes_once' && approvals.isAuthentic(record) && !(await approvals.markRunStarted(record))) {
+      return { allowed: false, outcome: 'expired', approvalId: record.id, decidedBy: SYSTEM_DECIDERS.restart };
+    }
+  }
   const outcome = record.outcome ?? 'expired';
   const decided = { approvalId: record.id, ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }) };
   if (outcome !== 'yes_once' && outcome !== 'yes_in_session') return { allowed: false, outcome: outcome === 'no' || outcome === 'timeout' ? outcome : 'expired', ...decided };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
 import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
+import { parseEgressAllow } from '../exec/addressPolicy.mjs';
 import { redactStoreUrl } from '../store/storeUrl.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
@@ -28,6 +29,11 @@ export interface WorldSettings {
   env: Record<string, Record<string, string>>;
   /** Skill ids whose processes may reach the network (`bash` for the shell); `['*']` means all. Every other skill process has none. */
   network: string[];
+  /**
+   * Address ranges (CIDR) or host names the world's networked processes may reach through the egress proxy although
+   * not public (`egressAllow`); loopback and the host's own addresses stay refused whatever it says.
+   */
+  egressAllow: string[];
   /** Whether Claude has the shell (the bash tool) here; `bash: false` turns it off (the tool is not offered). */
   bash: boolean;
   /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
@@ -98,6 +104,13 @@ const worldSchema = z
     approvalTimeoutMs: z.number().int().positive().optional(),
     env: z.record(z.string(), z.record(envName, z.string())).optional(),
     network: z.array(z.string().min(1)).optional(),
+    egressAllow: z
+      .array(z.string().min(1))
+      .superRefine((entries, context) => {
+        const parsed = parseEgressAllow(entries);
+        if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
+      })
+      .optional(),
     bash: z.boolean().optional(),
     dailyTokenBudget: z.number().int().positive().optional(),
   })
@@ -234,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       approvalTimeoutMs: file.defaults?.approvalTimeoutMs ?? approvalTimeoutMs,
       env: file.defaults?.env ?? {},
       network: file.defaults?.network ?? [],
+      egressAllow: file.defaults?.egressAllow ?? [],
       bash: file.defaults?.bash ?? true,
       ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
     },
@@ -254,6 +268,7 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     approvalTimeoutMs: own.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs,
     env: { ...config.defaults.env, ...own.env },
     network: own.network ?? config.defaults.network,
+    egressAllow: own.egressAllow ?? config.defaults.egressAllow,
     bash: own.bash ?? config.defaults.bash,
     ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
   };

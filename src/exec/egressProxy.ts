@@ -1,165 +1,149 @@
-// The only way out of a networked sandbox: an HTTP proxy (CONNECT tunnels, and plain `GET http://…` requests)
-// listening on a unix socket bound into the sandbox. It resolves names itself and connects only to the address it
-// checked, so no name can be re-pointed at the host between the check and the connection.
-import { lookup } from 'node:dns/promises';
-import http from 'node:http';
-import net from 'node:net';
-import type { Duplex } from 'node:stream';
-import type { AddressPolicy } from './addressPolicy.ts';
+// The bot's side of the egress proxy: one process of its own (egressProcess.mjs), started on the first run that
+// needs it and again if it ever ends, which holds every run's proxy. Out of the bot's process, because a proxy
+// serves code nobody trusts and servers nobody chose: whatever they do to it (invalid answers, thousands of idle
+// connections, names whose DNS never answers) costs that process, never the bot's event loop, file descriptors
+// or name resolution. Shared rather than one per run: starting node costs tens of ms, a message costs well under one.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Socket } from 'node:net';
+import type { Logger } from '../ops/log.ts';
+import { parseEgressAllow } from './addressPolicy.mjs';
 
-export interface EgressProxy {
-  /** Destinations refused so far (`host:port: why`), for the run's result. */
-  refused: string[];
-  /** Stops listening and cuts every open connection. */
-  close(): Promise<void>;
+/** Bounds of one run's proxy (docs/security.md, "Bounds"). */
+export interface EgressBounds {
+  /** Client connections open at once; more are closed at once. */
+  maxConnections: number;
+  /** A connection, or a tunnel, with no traffic either way for this long is closed. */
+  idleMs: number;
+  connectTimeoutMs: number;
+  /** Distinct names one run may have looked up; past it, names are refused. */
+  maxLookups: number;
+  /** One lookup (c-ares, two tries) gives up after this long. */
+  lookupTimeoutMs: number;
 }
 
-const CONNECT_TIMEOUT_MS = 10_000;
-const MAX_REFUSALS_KEPT = 20;
-const HOP_BY_HOP = ['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade'];
+export const DEFAULT_EGRESS_BOUNDS: EgressBounds = {
+  maxConnections: 64,
+  idleMs: 60_000,
+  connectTimeoutMs: 10_000,
+  maxLookups: 256,
+  lookupTimeoutMs: 5_000,
+};
 
-type Target = { ok: true; address: string } | { ok: false; why: string };
-
-/** Every address of a name (the host's resolver by default; tests give names of their own). */
-export type EgressLookup = (name: string) => Promise<string[]>;
-
-const systemLookup: EgressLookup = async (name) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
-
-/** The first address of `host` the policy allows; a literal address is checked as it is. */
-async function resolveTarget(host: string, policy: AddressPolicy, resolve: EgressLookup): Promise<Target> {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  let addresses: string[];
-  if (net.isIP(bare) !== 0) addresses = [bare];
-  else {
-    try {
-      addresses = await resolve(bare);
-    } catch (error) {
-      return { ok: false, why: `the name does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-    }
-  }
-  let why = 'the name has no address';
-  for (const address of addresses) {
-    const refusal = policy.refuses(address);
-    if (refusal === undefined) return { ok: true, address };
-    why = refusal;
-  }
-  return { ok: false, why };
+/** What one proxy serves: a networked run, or a networked stdio MCP server. */
+export interface EgressPolicy {
+  /** The skill id (`bash` for the shell, a server name for MCP), for the logs. */
+  name: string;
+  /** The world's `egressAllow`: ranges and host names reachable although not public (never loopback or the host). */
+  allow: readonly string[];
 }
 
-/** `host:port` of a CONNECT request line; undefined when malformed. */
-function splitAuthority(authority: string): { host: string; port: number } | undefined {
-  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
-  if (match?.[1] === undefined || match[2] === undefined) return undefined;
-  const port = Number(match[2]);
-  return port > 0 && port < 65_536 ? { host: match[1], port } : undefined;
+export interface EgressRunProxy {
+  /** Stops it, cuts its connections, drops its pending lookups; resolves with what it refused (`host:port: why`). */
+  close(): Promise<string[]>;
 }
 
-export async function startEgressProxy(socketPath: string, policy: AddressPolicy, resolve: EgressLookup = systemLookup): Promise<EgressProxy> {
-  const open = new Set<Duplex>();
-  const refused: string[] = [];
-  const track = (socket: Duplex): void => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-    socket.on('error', () => undefined);
-  };
-  const refuse = (where: string, why: string): string => {
-    if (refused.length < MAX_REFUSALS_KEPT) refused.push(`${where}: ${why}`);
-    return `skillbot egress proxy refused ${where}: ${why}\n`;
-  };
+export interface EgressProxies {
+  /**
+   * A proxy listening on `socketPath` (a host path, bound into the sandbox at EGRESS_SOCKET_INSIDE), reachable
+   * only by `owner` (mode 0600) when given. Rejects when the egress process cannot listen there.
+   */
+  open(socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }): Promise<EgressRunProxy>;
+  /** Ends the egress process (the bot's shutdown). */
+  close(): void;
+}
 
-  const server = http.createServer({ requestTimeout: 0 });
-  server.on('connection', track);
+export interface EgressProxiesOptions {
+  bounds?: Partial<EgressBounds>;
+  /** DNS servers the proxy asks (default: the host's /etc/resolv.conf); tests name a server of their own. */
+  dnsServers?: string[];
+  logger?: Logger;
+}
 
-  server.on('connect', (request: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    void (async () => {
-      const authority = splitAuthority(request.url ?? '');
-      if (authority === undefined) {
-        client.end('HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n\r\nCONNECT needs host:port\n');
-        return;
-      }
-      const where = `${authority.host}:${authority.port}`;
-      const target = await resolveTarget(authority.host, policy, resolve);
-      if (!target.ok) {
-        client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${refuse(where, target.why)}`);
-        return;
-      }
-      const upstream = net.connect({ host: target.address, port: authority.port, timeout: CONNECT_TIMEOUT_MS });
-      track(upstream);
-      upstream.once('timeout', () => upstream.destroy(new Error('connect timeout')));
-      upstream.once('connect', () => {
-        upstream.setTimeout(0);
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.once('error', (error: NodeJS.ErrnoException) => {
-        if (client.writable) client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\n\r\n${where}: ${error.code ?? error.message}\n`);
-        else client.destroy();
-      });
-      client.once('close', () => upstream.destroy());
-    })();
-  });
+type Reply = { kind: 'opened'; id: string } | { kind: 'failed'; id: string; error: string } | { kind: 'refused'; id: string; line: string };
 
-  server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    void (async () => {
-      let url: URL;
-      try {
-        url = new URL(request.url ?? '');
-      } catch {
-        response.writeHead(400, { 'content-type': 'text/plain' }).end('a proxy request needs an absolute http:// URL\n');
-        return;
-      }
-      if (url.protocol !== 'http:') {
-        response.writeHead(400, { 'content-type': 'text/plain' }).end(`use CONNECT for ${url.protocol} URLs\n`);
-        return;
-      }
-      const port = url.port === '' ? 80 : Number(url.port);
-      const where = `${url.hostname}:${port}`;
-      const target = await resolveTarget(url.hostname, policy, resolve);
-      if (!target.ok) {
-        response.writeHead(403, { 'content-type': 'text/plain' }).end(refuse(where, target.why));
-        return;
-      }
-      const headers = { ...request.headers };
-      for (const name of HOP_BY_HOP) delete headers[name];
-      const upstream = http.request({
-        host: target.address,
-        port,
-        method: request.method,
-        path: `${url.pathname}${url.search}`,
-        headers: { ...headers, host: url.host },
-        agent: false,
-        setHost: false,
-        timeout: CONNECT_TIMEOUT_MS,
-      });
-      upstream.on('socket', track);
-      upstream.once('timeout', () => upstream.destroy(new Error('timeout')));
-      upstream.once('response', (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      upstream.once('error', (error: NodeJS.ErrnoException) => {
-        if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`${where}: ${error.code ?? error.message}\n`);
-        else response.destroy();
-      });
-      request.pipe(upstream);
-    })();
-  });
+const OPEN_TIMEOUT_MS = 10_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
+export function createEgressProxies(options: EgressProxiesOptions = {}): EgressProxies {
+  const bounds = { ...DEFAULT_EGRESS_BOUNDS, ...options.bounds };
+  const pending = new Map<string, (reply: Reply) => void>();
+  /** What each open proxy refused so far, pushed by the egress process as it happens. */
+  const refusals = new Map<string, string[]>();
+  let child: ChildProcess | undefined;
+  let closed = false;
+
+  const start = (): ChildProcess => {
+    // An allowlisted environment, no flags of the bot's (a TypeScript loader, inspector): it is plain JavaScript.
+    const started = fork(fileURLToPath(new URL('./egressProcess.mjs', import.meta.url)), [], {
+      execArgv: [],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
     });
-  });
+    // Never what keeps the bot's process alive: its pipes and channel are unreferenced too.
+    started.unref();
+    started.channel?.unref();
+    (started.stderr as Socket | null)?.unref();
+    started.stderr?.on('data', (chunk: Buffer) => options.logger?.warn({ output: chunk.toString().slice(0, 2000) }, 'the egress proxy process reported a fault'));
+    started.on('message', (reply: Reply) => {
+      if (reply.kind === 'refused') refusals.get(reply.id)?.push(reply.line);
+      else pending.get(reply.id)?.(reply);
+    });
+    started.on('error', (error) => options.logger?.warn({ err: error }, 'the egress proxy process failed'));
+    started.once('exit', (code, signal) => {
+      if (child === started) child = undefined;
+      if (!closed) options.logger?.warn({ code, signal }, 'the egress proxy process ended; the next networked run starts another');
+      // Whatever it held is gone: its runs' proxies answer nothing more, and their waits end now.
+      for (const [id, settle] of pending) settle({ kind: 'failed', id, error: 'the egress proxy process ended' });
+    });
+    return started;
+  };
+
+  const ask = (message: Record<string, unknown> & { id: string }): Promise<Reply> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => settle({ kind: 'failed', id: message.id, error: 'the egress proxy process did not answer' }), OPEN_TIMEOUT_MS);
+      const settle = (reply: Reply): void => {
+        clearTimeout(timer);
+        pending.delete(message.id);
+        resolve(reply);
+      };
+      pending.set(message.id, settle);
+      child ??= start();
+      child.send(message, (error) => {
+        if (error !== null) settle({ kind: 'failed', id: message.id, error: error.message });
+      });
+    });
+
   return {
-    refused,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of open) socket.destroy();
-        server.close(() => resolve());
-      }),
+    async open(socketPath, policy, owner) {
+      if (closed) throw new Error('the egress proxy is closed');
+      const allow = parseEgressAllow(policy.allow);
+      if ('error' in allow) throw new Error(`egressAllow: ${allow.error}`);
+      const id = randomUUID();
+      const settings = { ...bounds, skill: policy.name, allow: [...policy.allow], ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }), ...(owner === undefined ? {} : { owner }) };
+      refusals.set(id, []);
+      const opened = await ask({ kind: 'open', id, socketPath, settings });
+      if (opened.kind === 'failed') {
+        refusals.delete(id);
+        throw new Error(`the egress proxy could not listen: ${opened.error}`);
+      }
+      return {
+        // No answer awaited: a close costs the run no round trip. Refusals came before their answers did, so one
+        // more turn of the event loop has read every one the run's processes could have seen.
+        close: async () => {
+          if (child?.connected === true) child.send({ kind: 'close', id }, () => undefined);
+          await new Promise((resolve) => setImmediate(resolve));
+          const refused = refusals.get(id) ?? [];
+          refusals.delete(id);
+          return refused;
+        },
+      };
+    },
+    close() {
+      closed = true;
+      child?.kill();
+      child = undefined;
+    },
   };
 }

@@ -1,20 +1,20 @@
 // The one guarded way skillbot runs skill code: a bubblewrap sandbox over a private copy of the approved skill,
 // contained path, chosen interpreter, allowlisted environment, argv without a shell, bounded output and
 // resources, a timeout or a stop that takes the whole sandbox, bounds on concurrency overall and per chat.
-import { chmodSync, chownSync } from 'node:fs';
+import { chownSync, mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../ops/log.ts';
 import { DEFAULT_LIMITS, mountBound, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { checkRequest } from './request.ts';
-import { prepareRun, type PreparedRun, type Releases, type RunPlan } from './runPlan.ts';
+import { prepareRun, type Releases, type RunPlan } from './runPlan.ts';
 import { createRunDirs, removeRunDirs, type RunOwner, sweepStaleRunDirs } from './runDirs.ts';
 import { systemMounts } from './sandbox.ts';
 import { probeSandbox } from './sandboxProbe.ts';
 import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
 import { spawnPrepared } from './spawnRun.ts';
 import { DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
-import { addressPolicy, type AddressPolicy } from './addressPolicy.ts';
-import { type EgressLookup, startEgressProxy } from './egressProxy.ts';
+import path from 'node:path';
+import { createEgressProxies, type EgressBounds, type EgressProxies, type EgressRunProxy } from './egressProxy.ts';
 import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
@@ -56,10 +56,13 @@ export interface ExecutorOptions {
   /** Bounds on the skill folder copied for each run (default 64 MiB, 10,000 entries). */
   maxSkillBytes?: number;
   /**
-   * Address ranges (CIDR) a networked run may reach although they are private or reserved (default none: only
-   * public addresses). Loopback and the host's own addresses stay refused whatever this says.
+   * Address ranges (CIDR) or host names every networked run may reach although they are private or reserved
+   * (default none: only public addresses), beside a request's own `egressAllow`. Loopback and the host's own
+   * addresses stay refused whatever this says.
    */
   egressAllow?: string[];
+  /** Bounds of each run's egress proxy (connections, idle time, name lookups): DEFAULT_EGRESS_BOUNDS. */
+  egressBounds?: Partial<EgressBounds>;
   /**
    * `auto` (default): where the host lets the bot make cgroups (a delegated v2 tree, or v1 hierarchies it may write)
    * each run gets a cgroup bounding its memory (tmpfs included) and processes as a whole; elsewhere the rlimits alone
@@ -67,8 +70,8 @@ export interface ExecutorOptions {
    * elsewhere (detectBoundsMode with other sources) is taken as it is.
    */
   cgroups?: 'auto' | 'off' | BoundsMode;
-  /** How the egress proxy resolves names (default: the host's resolver); tests name their own servers. */
-  egressLookup?: EgressLookup;
+  /** DNS servers the egress proxy asks (default: the host's resolv.conf); tests name a server of their own. */
+  egressDnsServers?: string[];
   logger?: Logger;
 }
 
@@ -112,7 +115,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ? undefined
       : new VerifiedCopies(options.hashFolder, { ...DEFAULT_SKILL_COPY_BOUNDS, ...(options.maxSkillBytes === undefined ? {} : { maxBytes: options.maxSkillBytes }) });
   const bwrapPath = options.bwrapPath ?? 'bwrap';
-  const egress = addressPolicy(options.egressAllow ?? []);
+  const egress = createEgressProxies({
+    ...(options.egressBounds === undefined ? {} : { bounds: options.egressBounds }),
+    ...(options.egressDnsServers === undefined ? {} : { dnsServers: options.egressDnsServers }),
+    ...(logger === undefined ? {} : { logger }),
+  });
   // Folders of runs a crashed bot left behind (its own or an earlier process's) go at start.
   sweepStaleRunDirs(options.logger);
   const bounds: BoundsMode =
@@ -144,7 +151,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     sandbox: () => status,
     workspaceOwner: (chatId) => (sandboxedAsRoot ? idOwner(chatUidOffset(chatId)) : undefined),
-    close: () => copies?.close(),
+    close: () => {
+      copies?.close();
+      egress.close();
+    },
+    egress: (socketPath, policy, owner) => egress.open(socketPath, { ...policy, allow: [...(options.egressAllow ?? []), ...policy.allow] }, owner),
     async run(request: ExecRequest): Promise<ExecResult> {
       const queuedAt = performance.now();
       const held: Slot[] = [];
@@ -183,7 +194,7 @@ async function runGuarded(
   plan: RunPlan,
   status: SandboxStatus,
   startedAt: number,
-  egress: AddressPolicy,
+  egress: EgressProxies,
 ): Promise<ExecResult> {
   if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
@@ -206,16 +217,35 @@ async function runGuarded(
   const overLimit = new AbortController();
   try {
     const room = bound === undefined || before === undefined ? Number.POSITIVE_INFINITY : bound.bytes - before.bytes;
-    const prepared: PreparedRun | { refused: string } = await prepareRun(request, dirs, plan, room, releases);
-    if ('refused' in prepared) return refusal(startedAt, prepared.refused);
-    const proxy = prepared.egressSocket === undefined ? undefined : await startEgressProxy(prepared.egressSocket, egress, options.egressLookup);
-    if (prepared.egressSocket !== undefined) {
-      chmodSync(prepared.egressSocket, 0o600);
-      if (plan.owner !== undefined) chownSync(prepared.egressSocket, plan.owner.uid, plan.owner.gid);
+    // A networked run's way out: its proxy, in the egress process. Its socket's folder is bound, so the egress
+    // process may still be making the socket while bwrap sets up: where a gate holds the run's first process
+    // (cgroup mode), the gate waits for it; elsewhere the spawn does.
+    const network = request.network === true && plan.mode === 'bwrap';
+    const socket = network ? egressSocketIn(dirs.root, plan.owner) : '';
+    const opening = network
+      ? egress.open(socket, { name: request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir))), allow: [...(options.egressAllow ?? []), ...request.egressAllow] }, plan.owner).catch((error: unknown) => error as Error)
+      : undefined;
+    const prepared = await prepareRun(request, dirs, plan, room, releases, network ? { socket } : undefined).catch(async (error: unknown) => {
+      await closeOpening(opening);
+      throw error;
+    });
+    if ('refused' in prepared) {
+      await closeOpening(opening);
+      return refusal(startedAt, prepared.refused);
+    }
+    const ready = opening?.then((opened) => {
+      if (!(opened instanceof Error)) return undefined;
+      options.logger?.warn({ err: opened }, 'the egress proxy could not start');
+      return `this skill may use the network, but its egress proxy could not start (${opened.message}), so it was not run`;
+    });
+    if (plan.cgroups === undefined) {
+      const notReady = await ready;
+      if (notReady !== undefined) return refusal(startedAt, notReady, 'failed');
     }
     const guard = workspace === undefined || before === undefined ? undefined : guardWorkspace(workspace.dir, { bytes: workspace.maxBytes, files: workspace.maxFiles }, before, () => overLimit.abort());
     let result: ExecResult;
     let group: RunCgroup | undefined;
+    let refused: string[] = [];
     try {
       if (plan.cgroups !== undefined && prepared.sandboxed) {
         try {
@@ -233,6 +263,7 @@ async function runGuarded(
         logger: options.logger,
         startedAt,
         mountBound: (mount) => mountBound(mount, plan.limits),
+        ...(ready === undefined ? {} : { ready }),
         ...(group === undefined
           ? {}
           : {
@@ -245,13 +276,11 @@ async function runGuarded(
       });
     } finally {
       guard?.stop();
-      await proxy?.close();
+      const opened = await opening;
+      refused = opened === undefined || opened instanceof Error ? [] : await opened.close();
       await group?.remove();
     }
-    if (proxy !== undefined && proxy.refused.length > 0) {
-      options.logger?.warn({ script: raw.script, refused: proxy.refused }, 'the egress proxy refused destinations of a skill');
-      if (result.status !== 'ok') result = { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${proxy.refused.join(', ')}` };
-    }
+    result = withEgressReport(result, refused, raw.script, options.logger);
     if (workspace === undefined || before === undefined || bound === undefined) return result;
     const after = await scanTree(workspace.dir);
     const limit = { bytes: workspace.maxBytes, files: workspace.maxFiles };
@@ -272,4 +301,25 @@ async function runGuarded(
       if (failure !== undefined) options.logger?.warn({ err: failure, dir: dirs.root }, 'could not remove a run folder');
     });
   }
+}
+
+/** The run's egress socket path, alone in a folder of its own (bound into the sandbox), which the run's user may enter. */
+function egressSocketIn(root: string, owner: RunOwner | undefined): string {
+  const dir = path.join(root, 'egress');
+  mkdirSync(dir, { mode: 0o700 });
+  if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
+  return path.join(dir, 'egress.sock');
+}
+
+/** Closes a proxy that was being opened for a run that will not start. */
+async function closeOpening(opening: Promise<EgressRunProxy | Error> | undefined): Promise<void> {
+  const opened = await opening;
+  if (opened !== undefined && !(opened instanceof Error)) await opened.close();
+}
+
+/** What the egress proxy refused a networked run: logged, and named in a failed run's reason. */
+function withEgressReport(result: ExecResult, refused: string[], script: string | undefined, logger: Logger | undefined): ExecResult {
+  if (refused.length === 0) return result;
+  logger?.warn({ script: script ?? 'shell', refused }, 'the egress proxy refused destinations of a skill');
+  return result.status === 'ok' ? result : { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${refused.join(', ')}` };
 }

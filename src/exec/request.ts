@@ -1,5 +1,6 @@
 // Validates an ExecRequest where it enters the executor, so a malformed one becomes a refusal, not a crash.
 import { z } from 'zod';
+import { parseEgressAllow } from './addressPolicy.mjs';
 import type { ExecRequest } from './types.ts';
 
 const text = z.string().refine((value) => !value.includes('\0'), 'must not contain a NUL byte');
@@ -20,6 +21,13 @@ const requestSchema = z
     timeoutMs: z.number().int().positive().optional(),
     maxOutputBytes: z.number().int().nonnegative().optional(),
     network: z.boolean().optional(),
+    egressAllow: z
+      .array(text)
+      .default([])
+      .superRefine((entries, context) => {
+        const parsed = parseEgressAllow(entries);
+        if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
+      }),
     chatId: text.optional(),
     expectedHash: text.min(1).optional(),
     // `signal` is not parsed (the object schema drops it): the executor uses the caller's own AbortSignal.

@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../ops/log.ts';
-import { identityFiles } from './sandbox.ts';
+import { hostsFile, identityFiles } from './sandbox.ts';
 
 const STALE_PREFIX = 'skillbot-run-';
 
@@ -13,9 +13,10 @@ export interface RunDirs {
   root: string;
   home: string;
   tmp: string;
-  /** The run's /etc/passwd and /etc/group for the sandbox. */
+  /** The run's /etc/passwd, /etc/group and /etc/hosts for the sandbox. */
   passwd: string;
   group: string;
+  hosts: string;
 }
 
 /** The uid and gid the sandboxed process runs as, when it differs from the bot's (the bot runs as root). */
@@ -38,11 +39,13 @@ export function createRunDirs(owner?: RunOwner): RunDirs {
     tmp: path.join(root, 'tmp'),
     passwd: path.join(root, 'passwd'),
     group: path.join(root, 'group'),
+    hosts: path.join(root, 'hosts'),
   };
   for (const dir of [dirs.home, dirs.tmp]) mkdirSync(dir, { mode: 0o700 });
   const identity = identityFiles(owner?.uid ?? process.getuid?.() ?? 65534, owner?.gid ?? process.getgid?.() ?? 65534);
   writeFileSync(dirs.passwd, identity.passwd, { mode: 0o644 });
   writeFileSync(dirs.group, identity.group, { mode: 0o644 });
+  writeFileSync(dirs.hosts, hostsFile(), { mode: 0o644 });
   if (owner !== undefined) {
     for (const dir of [root, dirs.home, dirs.tmp]) chownSync(dir, owner.uid, owner.gid);
   }

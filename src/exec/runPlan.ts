@@ -44,8 +44,13 @@ export interface PreparedRun {
   interpreter: string;
   /** Runs in bwrap (which reports a child killed by signal N as exit 128+N). */
   sandboxed: boolean;
-  /** A networked sandboxed run: where the egress proxy must listen (host path) before the spawn. */
-  egressSocket?: string;
+  /** A sandboxed run without network: the skill its refuser names ("network is off for <skill> in this world"). */
+  offFor?: string;
+}
+
+/** A networked sandboxed run's egress proxy: its socket (host path, alone in a folder of its own). */
+export interface RunEgress {
+  socket: string;
 }
 
 /** Skill folders held for a run; released (shared copies become evictable) when it ends. */
@@ -106,6 +111,7 @@ export async function prepareRun(
   plan: RunPlan,
   fileBytes: number,
   releases: Releases,
+  egress?: RunEgress,
 ): Promise<PreparedRun | { refused: string }> {
   const sandboxed = plan.mode === 'bwrap';
   const folders = await skillFolders(request, dirs, plan, releases);
@@ -144,8 +150,6 @@ export async function prepareRun(
   }
 
   const cwd = request.workspace !== undefined ? SANDBOX_PATHS.workspace : own !== undefined ? skillPathInside(own.id) : SANDBOX_PATHS.home;
-  const network = request.network === true;
-  const egressSocket = network ? path.join(dirs.root, 'egress.sock') : undefined;
   const layout = {
     skills: folders,
     ...(request.workspace === undefined ? {} : { workspace: request.workspace.dir }),
@@ -153,19 +157,22 @@ export async function prepareRun(
     sizes: { home: plan.limits.homeBytes, tmp: plan.limits.tmpBytes, shm: plan.limits.shmBytes },
     passwd: dirs.passwd,
     group: dirs.group,
-    egressSocket,
+    hosts: dirs.hosts,
+    ...(egress === undefined ? {} : { egressSocket: egress.socket, networked: true }),
     infoFd: INFO_FD,
   };
   const limits = { ...plan.limits, maxFileBytes: Math.max(1, Math.min(plan.limits.maxFileBytes, fileBytes)) };
-  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], network ? { nodePath: plan.nodePath } : undefined, plan.cgroups !== undefined);
+  // Without network, a refuser beside the script says so to whatever asks the proxy variables for a connection.
+  const offFor = egress === undefined ? (request.skillId ?? (own === undefined ? 'bash' : path.basename(path.resolve(request.skillDir ?? own.dir)))) : undefined;
+  const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], { nodePath: plan.nodePath, ...(offFor === undefined ? {} : { offFor }) }, plan.cgroups !== undefined);
   return {
     command: plan.prlimitPath,
     args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...(network ? proxyEnv() : {}) },
+    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...proxyEnv() },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,
-    ...(egressSocket === undefined ? {} : { egressSocket }),
+    ...(offFor === undefined ? {} : { offFor }),
   };
 }

@@ -26,16 +26,36 @@ export interface SandboxLayout {
   /** The run's own /etc/passwd and /etc/group, naming only the sandbox user. */
   passwd: string;
   group: string;
-  /** Host path of the egress proxy's socket for a networked run; without it the run has no network at all. */
+  /** The run's /etc/hosts (localhost and the sandbox's hostname; hostsFile()). */
+  hosts?: string;
+  /**
+   * Host path of the run's egress proxy socket (named egress.sock, alone in a folder of its own, which is bound):
+   * a networked run's only way out, or (without `networked`) the proxy that tells a run without network that it
+   * has none. Without it nothing answers at all.
+   */
   egressSocket?: string;
+  /** The run may reach the network (through the egress socket): name resolution and TLS trust are mounted. */
+  networked?: boolean;
   /** The fd on which bwrap reports the host pid of the sandbox's init (so a timeout can kill it, see supervise.ts). */
   infoFd?: number;
 }
 
-// The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales.
-const ETC_ALWAYS = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'localtime', 'alternatives', 'mime.types'];
-// Only with network: name resolution and TLS trust.
-const ETC_NETWORK = ['resolv.conf', 'hosts', 'host.conf', 'gai.conf', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'crypto-policies'];
+// The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales, and the
+// configuration programs read as they start (fonts, LibreOffice, ImageMagick, paper size), read-only.
+const ETC_ALWAYS = [
+  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'localtime', 'alternatives', 'mime.types',
+  'fonts', 'libreoffice', 'papersize', 'ImageMagick-6', 'ImageMagick-7',
+];
+// Only with network: name resolution and TLS trust (/etc/hosts is the run's own, hostsFile()).
+const ETC_NETWORK = ['resolv.conf', 'host.conf', 'gai.conf', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'crypto-policies'];
+
+/** The sandbox's hostname (bwrap --hostname), which its /etc/hosts names. */
+const SANDBOX_HOSTNAME = 'sandbox';
+
+/** Every run's /etc/hosts: `localhost` and the sandbox's own name are its own loopback, as on any machine. */
+export function hostsFile(): string {
+  return `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\t${SANDBOX_HOSTNAME}\n`;
+}
 
 /**
  * The host's system folders as bwrap arguments, found once: /usr read-only, /bin, /sbin and /lib* as the host
@@ -60,7 +80,7 @@ export function systemMounts(nodePath: string = process.execPath): string[] {
 
 /** The whole bwrap argv before `--` and the command. */
 export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
-  const network = layout.egressSocket !== undefined;
+  const network = layout.networked === true && layout.egressSocket !== undefined;
   const etc = [...ETC_ALWAYS, ...(network ? ETC_NETWORK : [])].flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]);
   const sized = (bytes: number, dir: string) => ['--size', String(bytes), '--tmpfs', dir];
   return [
@@ -79,7 +99,7 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '--cap-drop',
     'ALL',
     '--hostname',
-    'sandbox',
+    SANDBOX_HOSTNAME,
     ...(layout.infoFd === undefined ? [] : ['--info-fd', String(layout.infoFd)]),
     ...etc,
     '--ro-bind',
@@ -88,6 +108,7 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '--ro-bind',
     layout.group,
     '/etc/group',
+    ...(layout.hosts === undefined ? [] : ['--ro-bind', layout.hosts, '/etc/hosts']),
     // Writable places, each a sized tmpfs, so a run cannot fill the host's memory or disk: /dev itself is made
     // read-only once /dev/shm is in it (bwrap's /dev is a tmpfs the sandbox user owns).
     '--dev',
@@ -99,7 +120,8 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     '/proc',
     ...sized(layout.sizes.home, SANDBOX_PATHS.home),
     ...sized(layout.sizes.tmp, SANDBOX_PATHS.tmp),
-    ...(layout.egressSocket === undefined ? [] : ['--bind', layout.egressSocket, EGRESS_SOCKET_INSIDE]),
+    // The socket's folder, not the socket: the egress process may make the socket while bwrap sets the sandbox up.
+    ...(layout.egressSocket === undefined ? [] : ['--ro-bind', path.dirname(layout.egressSocket), path.posix.dirname(EGRESS_SOCKET_INSIDE)]),
     // The chat's workspace and the skills: separate mounts, so the read-only root below leaves them as they are.
     ...(layout.workspace === undefined ? [] : ['--bind', layout.workspace, SANDBOX_PATHS.workspace]),
     ...layout.skills.flatMap((skill) => ['--ro-bind', skill.dir, skillPathInside(skill.id)]),

@@ -56,13 +56,82 @@ server.listen(${PROXY_PORT}, '127.0.0.1', () => {
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (require('node:os').constants.signals[signal] ?? 1)));
 });`;
 
+// A run without network gets a refuser instead, started beside the script rather than in front of it, so it costs
+// the run no wait and no host process serves it: it listens where the proxy variables point, answers every request
+// 403 "network is off for <skill> in this world", and reports `egress-off host:port` on REPORT_FD for the result.
+// In python3 where the sandbox has it (it starts in a fraction of node's time, and most runs never use it), else in
+// node. Double quotes only (it sits in single quotes in sh); the skill's name is its argument.
+const REFUSER_PY = `import os, socket, sys, threading
+name = sys.argv[1]
+def serve(client):
+    try:
+        client.settimeout(10)
+        head = b""
+        while b"\\r\\n\\r\\n" not in head and len(head) < 8192:
+            data = client.recv(4096)
+            if not data: break
+            head += data
+        words = head.split(b"\\r\\n", 1)[0].decode("latin-1").split(" ")
+        target = words[1] if len(words) > 1 else ""
+        if words[0].upper() != "CONNECT":
+            target = target.split("://", 1)[-1].split("/", 1)[0]
+            if ":" not in target.rsplit("]", 1)[-1]: target += ":80"
+        os.write(${REPORT_FD}, ("egress-off %s\\n" % target).encode("latin-1", "replace"))
+        body = ("network is off for %s in this world: skillbot did not connect to %s. An operator allows it with \`network: [%s]\` in SKILLBOT_CONFIG.\\n" % (name, target, name)).encode()
+        client.sendall(b"HTTP/1.1 403 Forbidden\\r\\ncontent-type: text/plain\\r\\nconnection: close\\r\\ncontent-length: %d\\r\\n\\r\\n" % len(body) + body)
+    except OSError: pass
+    client.close()
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", ${PROXY_PORT}))
+server.listen(64)
+while True:
+    threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()`;
+const REFUSER_JS = `const net = require("node:net");
+const fs = require("node:fs");
+const name = process.argv[1];
+net.createServer((client) => {
+  let head = "";
+  client.setTimeout(10000, () => client.destroy());
+  client.on("error", () => undefined);
+  client.on("data", (chunk) => {
+    head += chunk.toString("latin1");
+    if (!head.includes("\\r\\n\\r\\n") && head.length < 8192) return;
+    client.removeAllListeners("data");
+    const words = head.split("\\r\\n", 1)[0].split(" ");
+    let target = words[1] ?? "";
+    if (words[0].toUpperCase() !== "CONNECT") {
+      target = target.split("://").pop().split("/")[0];
+      if (!target.split("]").pop().includes(":")) target += ":80";
+    }
+    try { fs.writeSync(${REPORT_FD}, "egress-off " + target + "\\n"); } catch {}
+    const body = "network is off for " + name + " in this world: skillbot did not connect to " + target + ". An operator allows it with \`network: [" + name + "]\` in SKILLBOT_CONFIG.\\n";
+    client.end("HTTP/1.1 403 Forbidden\\r\\ncontent-type: text/plain\\r\\nconnection: close\\r\\ncontent-length: " + Buffer.byteLength(body) + "\\r\\n\\r\\n" + body);
+  });
+}).listen(${PROXY_PORT}, "127.0.0.1");`;
+
+/** The sh line that starts the refuser of a run without network: python3 when the sandbox has it, else node. */
+function refuser(nodePath: string, name: string): string {
+  const quiet = `${shellQuote(name)} </dev/null >/dev/null 2>&1 &`;
+  return `if command -v python3 >/dev/null; then python3 -S -I -c '${REFUSER_PY}' ${quiet} else ${shellQuote(nodePath)} -e '${REFUSER_JS}' ${quiet} fi\n`;
+}
+
 /**
- * The argv bwrap runs: [bridge →] wrapper → interpreter and script. `gated`: the first of them waits on GATE_FD
- * (cgroup mode), which the bot closes once the process is in the run's cgroup.
+ * The argv bwrap runs: [bridge →] wrapper → interpreter and script. `network`: the script starts once the bridge to
+ * the egress socket listens (a networked run), or, with `offFor` (a run without network), a refuser starts beside
+ * it. `gated`: the first of them waits on GATE_FD (cgroup mode), which the bot closes once the process is in the
+ * run's cgroup.
  */
-export function innerCommand(command: string[], network: { nodePath: string } | undefined, gated = false): string[] {
-  if (network !== undefined) return [network.nodePath, '-e', `${gated ? NODE_GATE : ''}${BRIDGE}`, '--', '/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
-  return ['/bin/sh', '-c', `${gated ? SHELL_GATE : ''}${WRAPPER}`, 'skillbot-run', ...command];
+export function innerCommand(command: string[], network: { nodePath: string; offFor?: string } | undefined, gated = false): string[] {
+  if (network !== undefined && network.offFor === undefined) {
+    return [network.nodePath, '-e', `${gated ? NODE_GATE : ''}${BRIDGE}`, '--', '/bin/sh', '-c', WRAPPER, 'skillbot-run', ...command];
+  }
+  const beside = network?.offFor === undefined ? '' : refuser(network.nodePath, network.offFor);
+  return ['/bin/sh', '-c', `${gated ? SHELL_GATE : ''}${beside}${WRAPPER}`, 'skillbot-run', ...command];
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The variables that point ordinary tools (curl, pip, python, wget) at the bridge. */
@@ -80,6 +149,21 @@ export function proxyEnv(): Record<string, string> {
     // Node 24+ has fetch honour the variables above with this set; older node ignores it.
     NODE_USE_ENV_PROXY: '1',
   };
+}
+
+/** Where a run without network tried to go, as its refuser reported (`egress-off host:port`): names only, at most 20. */
+export function triedWithoutNetwork(report: string): string[] {
+  const tried: string[] = [];
+  for (const line of report.split('\n')) {
+    const where = /^egress-off ([A-Za-z0-9._:[\]-]{1,300})$/.exec(line)?.[1];
+    if (where !== undefined && !tried.includes(where) && tried.length < 20) tried.push(where);
+  }
+  return tried;
+}
+
+/** The notice for a run without network that tried to reach `tried`: where, and how an operator allows it. */
+export function networkOffSentence(name: string, tried: readonly string[]): string {
+  return `network is off for ${name} in this world: it tried to reach ${tried.join(', ')}. An operator allows it with \`network: [${name}]\` in SKILLBOT_CONFIG.`;
 }
 
 /** Which sized mounts the wrapper found full ("/tmp 0 4096" lines: available blocks, block size). */

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCap.ts';
 import type { CheckedRequest } from './request.ts';
 import { toResult } from './results.ts';
 import type { PreparedRun } from './runPlan.ts';
-import { GATE_FD, INFO_FD, REPORT_FD, fullMounts } from './sandboxInit.ts';
+import { GATE_FD, INFO_FD, REPORT_FD, fullMounts, networkOffSentence, triedWithoutNetwork } from './sandboxInit.ts';
 import { supervise } from './supervise.ts';
 import type { ExecResult } from './types.ts';
 
@@ -24,6 +24,11 @@ export interface SpawnSettings {
   mountBound?: (mount: string) => string;
   /** Where runs get cgroups: the run's own, and the words for the bounds it can hit. */
   cgroup?: { group: RunCgroup; memory: string; processes: string };
+  /**
+   * In cgroup mode, what the gate also waits for (the run's egress proxy listening): undefined when ready, else why
+   * the run must not start.
+   */
+  ready?: Promise<string | undefined>;
 }
 
 const DEFAULT_KILL_GRACE_MS = 2000;
@@ -57,7 +62,7 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   }
   const report = collect(child.stdio[REPORT_FD] as Readable | undefined);
   const info = collect(child.stdio[INFO_FD] as Readable | undefined);
-  const joined = settings.cgroup === undefined ? undefined : joinCgroup((child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD], info, settings.cgroup.group, request, settings.logger);
+  const joined = settings.cgroup === undefined ? undefined : joinCgroup((child.stdio as unknown as (Writable | null | undefined)[])[GATE_FD], info, settings.cgroup.group, request, settings.logger, settings.ready);
   // A run whose cgroup bound was hit is stopped as a whole: the kernel killed one of its processes (or refused a
   // fork), and what is left would carry on with a part missing.
   const boundHit = new AbortController();
@@ -86,7 +91,11 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
     // Even a run that ended 0 lost a process to the bound: it failed, and says which bound.
     if (bounds.length > 0) reported = { ...reported, status: 'failed', reason: bounds.join('; ') };
   }
-  const full = result.status === 'ok' ? [] : fullMounts(await report.done());
+  // The wrapper reports full mounts when the script failed; a run without network's refuser, where it tried to go.
+  const reportText = result.status === 'ok' && prepared.offFor === undefined ? '' : await report.done();
+  const tried = prepared.offFor === undefined ? [] : triedWithoutNetwork(reportText);
+  if (prepared.offFor !== undefined && tried.length > 0) reported = { ...reported, networkNotice: networkOffSentence(prepared.offFor, tried) };
+  const full = result.status === 'ok' ? [] : fullMounts(reportText);
   if (full.length === 0 || settings.mountBound === undefined) return reported;
   const bounds = full.map(settings.mountBound).join('; ');
   return { ...reported, reason: `${reported.reason ?? 'the script failed'}; ${bounds}` };
@@ -97,7 +106,14 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
  * then opens the gate. The kernel's wait for joining a cgroup thus overlaps bwrap setting up the sandbox. A process
  * that cannot be moved is killed: never run outside its bounds.
  */
-async function joinCgroup(gate: Writable | null | undefined, info: Collected, group: RunCgroup, request: CheckedRequest, logger: Logger | undefined): Promise<string | undefined> {
+async function joinCgroup(
+  gate: Writable | null | undefined,
+  info: Collected,
+  group: RunCgroup,
+  request: CheckedRequest,
+  logger: Logger | undefined,
+  ready?: Promise<string | undefined>,
+): Promise<string | undefined> {
   gate?.on('error', () => undefined);
   const pid = sandboxInitPid(await info.until((text) => sandboxInitPid(text) !== undefined));
   if (pid === undefined) {
@@ -107,6 +123,12 @@ async function joinCgroup(gate: Writable | null | undefined, info: Collected, gr
   }
   try {
     await group.add(pid);
+    const notReady = await ready;
+    if (notReady !== undefined) {
+      killInit(info.text());
+      gate?.destroy();
+      return notReady;
+    }
     gate?.end('\n');
     return undefined;
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
 import type { BoundsMode } from './runCgroup.ts';
 import type { WorkspaceChange } from './workspaceTree.ts';
 
@@ -44,6 +45,11 @@ export interface ExecRequest {
    * Even then it never shares the host's network: it reaches public addresses only, through the egress proxy.
    */
   network?: boolean;
+  /**
+   * The world's `egressAllow`: address ranges (CIDR) or host names a networked run may reach through the egress
+   * proxy although they are not public. Loopback and the host's own addresses stay refused whatever it says.
+   */
+  egressAllow?: string[];
   /** The chat the run is for: one chat holds at most `maxConcurrentPerChat` exec slots at once. */
   chatId?: string;
   /**
@@ -79,6 +85,11 @@ export interface ExecResult {
   stderrDroppedBytes: number;
   /** Why it was refused, stopped or failed, in one sentence (a refusal says what to do). */
   reason?: string;
+  /**
+   * A run without network that tried to reach somewhere: one sentence naming where and how an operator allows
+   * it (`network: [<skill>]`), for the person and the model.
+   */
+  networkNotice?: string;
   /** With a workspace: the files the run created or changed, and what the workspace holds after it. */
   workspace?: { changes: WorkspaceChange[]; bytes: number; files: number; limitReached?: string };
 }
@@ -107,6 +118,14 @@ export interface Executor {
   run(request: ExecRequest): Promise<ExecResult>;
   /** The sandbox probe's answer (made once, when the executor is created). */
   sandbox(): Promise<SandboxStatus>;
-  /** Removes the verified skill copies it keeps. */
+  /**
+   * An egress proxy for a networked sandboxed process that is not a run (a stdio MCP server its world's `network`
+   * lists): listening on `socketPath` (a file named egress.sock in a folder of its own: bind that folder at
+   * /run/skillbot, SandboxLayout.egressSocket with `networked`; start the process behind innerCommand's bridge,
+   * with proxyEnv()) until `close()`, which resolves with what it refused. `policy.allow` is the world's
+   * `egressAllow` (the executor's own list is added).
+   */
+  egress(socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }): Promise<EgressRunProxy>;
+  /** Removes the verified skill copies it keeps and ends the egress proxy process. */
   close(): void;
 }

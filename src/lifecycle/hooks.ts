@@ -29,6 +29,8 @@ export interface HookScope {
   env: Record<string, string>;
   /** Whether the world lets this skill's processes reach the network (default none). */
   network?: boolean;
+  /** The world's `egressAllow`: private ranges or host names its networked processes may reach. */
+  egressAllow?: string[];
   allowed: boolean;
   /** The content hash the approval or grant covered: a hook runs only while the skill's files hash to it. */
   approvedHash?: string;
@@ -83,6 +85,7 @@ async function runOne(deps: HookDeps, scope: HookScope, event: HookEvent, spec: 
     ...(scope.workspace === undefined ? {} : { workspace: scope.workspace }),
     env: scope.env,
     network: scope.network ?? false,
+    egressAllow: scope.egressAllow ?? [],
     chatId: scope.chatId,
     stdin,
     timeoutMs: hookTimeoutMs(spec),

@@ -22,6 +22,8 @@ export interface PreflightInput {
   env: Record<string, string>;
   /** Whether the world lets this skill's processes reach the network (default none). */
   network?: boolean;
+  /** The world's `egressAllow`: private ranges or host names its networked processes may reach. */
+  egressAllow?: string[];
   /** The chat the steps run for (bounds its concurrent processes). */
   chatId?: string;
   tools: PreflightToolContext;
@@ -86,6 +88,7 @@ async function runCommand(step: PreflightStep & { command: string }, input: Pref
     ...(input.workspace === undefined ? {} : { workspace: input.workspace }),
     env: input.env,
     network: input.network ?? false,
+    egressAllow: input.egressAllow ?? [],
     ...(input.chatId === undefined ? {} : { chatId: input.chatId }),
     timeoutMs: stepTimeoutMs(step),
     maxOutputBytes: PREFLIGHT_MAX_OUTPUT,

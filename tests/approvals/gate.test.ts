@@ -92,16 +92,27 @@ describe('authorize: may this skill code run now?', () => {
     expect(slack.presented).toHaveLength(3);
   });
 
-  it('a re-run of the turn with the same resumeKey takes the answer already given instead of asking again', async () => {
+  it('a re-run of the turn with the same resumeKey awaits the question still open instead of asking again', async () => {
+    const first = authorize({ approvals, grants, audit }, runOf({ resumeKey: 'turn-1/approval-1' }));
+    await vi.waitFor(() => expect(slack.presented).toHaveLength(1));
+    // The turn runs again (its instance went away) while the question is open: it awaits the same question.
+    const rerun = authorize({ approvals, grants, audit }, runOf({ resumeKey: 'turn-1/approval-1' }));
+    await approvals.respond({ worldId: WORLD, approvalId: slack.presented[0]!.id, option: 'no', userId: 'U-alice' });
+    expect(await first).toMatchObject({ allowed: false, outcome: 'no' });
+    expect(await rerun).toMatchObject({ allowed: false, outcome: 'no', approvalId: slack.presented[0]!.id });
+    expect(slack.presented).toHaveLength(1);
+  });
+
+  it('never resumes a "yes, once" whose run started: a re-run asks again and the card says why (issue 27, F2)', async () => {
     const first = await authorizeAnswering('yes_once', runOf({ resumeKey: 'turn-1/approval-1' }));
     expect(first).toMatchObject({ allowed: true, outcome: 'yes_once' });
-    const rerun = await authorize({ approvals, grants, audit }, runOf({ resumeKey: 'turn-1/approval-1' }));
-    expect(rerun).toMatchObject({ allowed: true, outcome: 'yes_once', approvalId: first.approvalId, decidedBy: 'U-alice' });
-    expect(slack.presented).toHaveLength(1);
-    // Another turn (another key) is asked again: a yes_once covers one run.
-    const next = await authorizeAnswering('no', runOf({ resumeKey: 'turn-2/approval-1' }));
-    expect(next.allowed).toBe(false);
+    // The run started (the gate marked it before letting it run), then the bot died: the turn runs again.
+    const rerun = await authorizeAnswering('no', runOf({ resumeKey: 'turn-1/approval-1' }));
+    expect(rerun).toMatchObject({ allowed: false, outcome: 'no' });
+    expect(rerun.approvalId).not.toBe(first.approvalId);
     expect(slack.presented).toHaveLength(2);
+    expect(slack.presented[1]?.body).toMatch(/^Asked again: the bot stopped \(a restart or a crash\) while the run you approved with "Yes, once" was under way/);
+    expect(slack.presented[0]?.body).not.toMatch(/Asked again/);
   });
 
   it('no, a timeout and pipe mode never run the code, and the model is told plainly', async () => {

@@ -84,6 +84,25 @@ describe('sandbox settings', () => {
     expect(worldAllowsNetwork(worldSettings(config, 'slack:T1:C2'), 'weather')).toBe(false);
   });
 
+  it('give each world its egressAllow (ranges and host names), its own replacing the defaults', async () => {
+    const file = join(dir, 'egress.yaml');
+    await writeFile(
+      file,
+      "defaults:\n  egressAllow: ['10.20.0.0/16', jira.corp.example]\nworlds:\n  'slack:T1:C1':\n    egressAllow: ['*.svc.example']\n",
+    );
+    const config = loadConfig({ SKILLBOT_CONFIG: file });
+    expect(worldSettings(config, 'terminal:local').egressAllow).toEqual(['10.20.0.0/16', 'jira.corp.example']);
+    expect(worldSettings(config, 'slack:T1:C1').egressAllow).toEqual(['*.svc.example']);
+  });
+
+  it('reject an egressAllow entry that is neither a range nor a host name, naming the field and the entry', async () => {
+    const file = join(dir, 'bad-egress.yaml');
+    await writeFile(file, "worlds:\n  'slack:T1:C1':\n    egressAllow: ['10.0.0.0/33']\n");
+    expect(() => loadConfig({ SKILLBOT_CONFIG: file })).toThrow(/worlds\.slack:T1:C1\.egressAllow: "10\.0\.0\.0\/33" is not an address range/);
+    await writeFile(file, "defaults:\n  egressAllow: ['http://jira']\n");
+    expect(() => loadConfig({ SKILLBOT_CONFIG: file })).toThrow(/defaults\.egressAllow: "http:\/\/jira" is/);
+  });
+
   it('reject a network setting that is not a list of skill ids, naming the field', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'defaults:\n  network: yes\n');

@@ -1,6 +1,6 @@
 // Which destinations the egress proxy lets a networked skill reach (the whole proxy runs in egress.test.ts).
 import { describe, expect, it } from 'vitest';
-import { addressPolicy, parseCidr } from '../../src/exec/addressPolicy.ts';
+import { addressPolicy, parseCidr } from '../../src/exec/addressPolicy.mjs';
 
 const HOST = ['127.0.0.1', '::1', '192.0.2.2', 'fe80::1c2b:3cff:fe4d:5e6f', '10.20.30.1'];
 const policy = (allow: string[] = []) => addressPolicy(allow, () => HOST);
@@ -30,6 +30,17 @@ describe('the egress address policy', () => {
 
   it('names a malformed range', () => {
     expect(parseCidr('10.0.0.0/33')).toEqual({ error: '"10.0.0.0/33" is not an address range such as 10.0.0.0/8 or fd00::/8' });
-    expect(() => addressPolicy(['intranet'])).toThrow(/"intranet" is not an address range/);
+    expect(() => addressPolicy(['intra net'])).toThrow(/"intra net" is neither an address range/);
+  });
+
+  it('lets a private address through for an allowed host name (exactly, or under *.), never loopback or the host', () => {
+    const named = policy(['jira.corp.example', '*.svc.example']);
+    expect(named.refuses('10.9.8.7', 'jira.corp.example')).toBeUndefined();
+    expect(named.refuses('10.9.8.7', 'JIRA.corp.example.')).toBeUndefined();
+    expect(named.refuses('10.9.8.7', 'api.svc.example')).toBeUndefined();
+    expect(named.refuses('10.9.8.7', 'other.corp.example')).toMatch(/private or reserved/);
+    expect(named.refuses('10.9.8.7')).toMatch(/private or reserved/);
+    expect(named.refuses('127.0.0.1', 'jira.corp.example')).toMatch(/loopback/);
+    expect(named.refuses('10.20.30.1', 'jira.corp.example')).toMatch(/host's own addresses/);
   });
 });

@@ -1,11 +1,11 @@
 // Network on, host off (issue 19): a skill allowed the network reaches a server in a namespace the test made (the
 // stand-in for the internet) by name, over HTTP and HTTPS, with curl and python; and nothing of the host: no port
 // of its loopback or of its other addresses, directly or through the proxy, and no abstract unix socket.
-import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
+import { type FakeDns, startFakeDns } from '../fakes/dnsServer.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 import { openTestNetns, type TestNetns } from './testNetns.ts';
 
@@ -68,6 +68,7 @@ const portOf = (entry: Counted) => (entry.server.address() as net.AddressInfo).p
 
 describe('a networked skill', () => {
   let netns: TestNetns;
+  let dns: FakeDns;
   let skill: TempSkill;
   let loopback: Counted;
   let everywhere: Counted;
@@ -76,6 +77,7 @@ describe('a networked skill', () => {
 
   beforeAll(async () => {
     netns = await openTestNetns();
+    dns = await startFakeDns({ 'files.example.test': netns.address });
     skill = await makeSkill();
     await skill.write('scripts/probe.py', PROBE);
     await skill.write('scripts/fetch.sh', FETCH);
@@ -87,6 +89,7 @@ describe('a networked skill', () => {
   afterAll(async () => {
     for (const entry of [loopback, everywhere, abstract]) if (entry !== undefined) await new Promise((resolve) => entry.server.close(resolve));
     await skill?.remove();
+    await dns?.close();
     await netns?.close();
   });
 
@@ -94,9 +97,8 @@ describe('a networked skill', () => {
     createExecutor({
       timeoutMs: 30_000,
       egressAllow: [netns.subnet],
-      // The test's own name for the namespace's server; every other name as the host resolves it.
-      egressLookup: async (name) =>
-        name === 'files.example.test' ? [netns.address] : (await lookup(name, { all: true })).map((entry) => entry.address),
+      // The test's own DNS server names the namespace's server.
+      egressDnsServers: [dns.server],
     });
 
   it('fetches by name over HTTP and HTTPS (CONNECT) with curl and python from a server outside the host', async () => {

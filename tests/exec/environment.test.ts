@@ -50,11 +50,15 @@ describe('the environment a skill script sees', () => {
     }
   });
 
-  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap) and the variables configured for the skill', async () => {
+  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap), the proxy variables and the variables configured for the skill', async () => {
     const { env } = await runPrintEnv({ REPORT_API_URL: 'https://reports.example', REPORT_LIMIT: '7' });
     expect(env.REPORT_API_URL).toBe('https://reports.example');
     expect(env.REPORT_LIMIT).toBe('7');
-    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR']);
+    const proxies = ['ALL_PROXY', 'HTTPS_PROXY', 'HTTP_PROXY', 'NODE_USE_ENV_PROXY', 'NO_PROXY', 'all_proxy', 'http_proxy', 'https_proxy', 'no_proxy'];
+    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR', ...proxies].sort());
+    // Even without network: the proxy on the sandbox's own loopback says "network is off" (issue 28); localhost is not proxied.
+    expect(env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
+    expect(env.NO_PROXY).toBe('localhost,127.0.0.1,::1');
   });
 
   it('gives each run its own HOME and TMPDIR: what one run leaves there is gone in the next', async () => {

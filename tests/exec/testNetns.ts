@@ -14,6 +14,8 @@ export interface TestNetns {
   subnet: string;
   httpPort: number;
   httpsPort: number;
+  /** A server that answers every request `HTTP/1.1 000 Zero` (no status a response may carry: issue 27, F2). */
+  zeroStatusPort: number;
   /** The HTTPS server's self-signed certificate (PEM), for a script to trust. */
   cert: string;
   close(): Promise<void>;
@@ -25,11 +27,13 @@ const https = require('node:https');
 const fs = require('node:fs');
 const [dir, address] = process.argv.slice(2);
 const answer = (scheme) => (req, res) => res.end('hello from the test namespace over ' + scheme + ' ' + req.url + '\\n');
+const net = require('node:net');
 const tls = { key: fs.readFileSync(dir + '/key.pem'), cert: fs.readFileSync(dir + '/cert.pem') };
 let up = 0;
-const ready = () => { up += 1; if (up === 2) process.stdout.write('ready\\n'); };
+const ready = () => { up += 1; if (up === 3) process.stdout.write('ready\\n'); };
 http.createServer(answer('http')).listen(8080, address, ready);
 https.createServer(tls, answer('https')).listen(8443, address, ready);
+net.createServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 000 Zero\\r\\ncontent-length: 2\\r\\n\\r\\nok'))).listen(8000, address, ready);
 `;
 
 export async function openTestNetns(): Promise<TestNetns> {
@@ -75,6 +79,7 @@ export async function openTestNetns(): Promise<TestNetns> {
     subnet: `${prefix}.${octet & ~3}/30`,
     httpPort: 8080,
     httpsPort: 8443,
+    zeroStatusPort: 8000,
     cert: await readFile(path.join(dir, 'cert.pem'), 'utf8'),
     async close() {
       server?.kill('SIGKILL');
