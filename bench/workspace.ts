@@ -2,6 +2,7 @@
 // the chat's workspace with one loaded skill mounted, through the real executor with verified copies; (2) restoring
 // a 10 MiB workspace on another instance from Redis (round trips and bytes beside the times).
 // Run: npm run bench:workspace   (REDIS_URL=redis://127.0.0.1:6379 for the restore part; [runs])
+import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { silentLogger } from '../src/ops/log.ts';
 import { SkillRegistry } from '../src/skills/registry.ts';
 import { createStore } from '../src/store/createStore.ts';
 import { ChatWorkspaces } from '../src/workspace/chatWorkspaces.ts';
+import { manifestSeal } from '../src/workspace/manifestSeal.ts';
 
 const runs = Number(process.argv[2] ?? 100);
 const warmup = 10;
@@ -75,9 +77,10 @@ try {
   if (redisUrl === undefined) {
     console.log('restore: skipped (set REDIS_URL=redis://127.0.0.1:6379 to measure a workspace moving between instances)');
   } else {
+    const seal = manifestSeal(randomBytes(32));
     const store = await createStore(redisUrl, { keyPrefix: `bench-ws-${process.pid}-${Date.now()}:` });
     const settings = (folder: string) => ({ root: path.join(root, folder), maxBytes: 512 * 1024 * 1024, maxFiles: 10_000, ttlDays: 1 });
-    const origin = new ChatWorkspaces({ settings: settings('origin'), store, owner: () => undefined, logger: silentLogger() });
+    const origin = new ChatWorkspaces({ settings: settings('origin'), store, owner: () => undefined, seal, logger: silentLogger() });
     const opened = await origin.open(CHAT);
     // 10 MiB as a chain leaves it: an unpacked document (many small parts) and a few larger binaries.
     await mkdir(path.join(opened.dir, 'unpacked', 'word', 'media'), { recursive: true });
@@ -92,7 +95,7 @@ try {
     let trips = 0;
     const restoreRuns = Math.min(runs, 20);
     for (let i = 0; i < restoreRuns; i += 1) {
-      const other = new ChatWorkspaces({ settings: settings(`other${i}`), store, owner: () => undefined, logger: silentLogger() });
+      const other = new ChatWorkspaces({ settings: settings(`other${i}`), store, owner: () => undefined, seal, logger: silentLogger() });
       const before = store.roundTrips;
       const start = performance.now();
       await other.open(CHAT);
