@@ -152,7 +152,7 @@ export async function prepareRun(
   const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], network ? { nodePath: plan.nodePath } : undefined, plan.cgroups !== undefined);
   return {
     command: plan.prlimitPath,
-    args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
+    args: [...prlimitArgs(limits, { perUid: plan.cgroups === undefined }), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
     env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...(network ? proxyEnv() : {}) },
     owner: plan.owner,

@@ -5,7 +5,8 @@
 // and a regular file with more than one link is refused (its other name may be anywhere). The calls are
 // synchronous: each is a small local syscall, far cheaper than a thread-pool round trip.
 import { closeSync, constants, fchownSync, fstatSync, ftruncateSync, readSync, type Stats, writeSync } from 'node:fs';
-import { components, Folder, openPath, type Owner, WorkspacePathError, withFolder } from './folderFd.ts';
+import type { Folder} from './folderFd.ts';
+import { components, openPath, type Owner, WorkspacePathError, withFolder } from './folderFd.ts';
 
 export { components, type Owner, WorkspacePathError } from './folderFd.ts';
 
