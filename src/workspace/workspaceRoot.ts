@@ -44,7 +44,7 @@ function movedRoot(root: string): string {
     remembered = undefined;
   }
   if (remembered !== undefined && path.dirname(remembered) === FALLBACK_PARENT && untrusted(remembered) === undefined && isOwnFolder(remembered)) return remembered;
-  const parentProblem = untrusted(FALLBACK_PARENT);
+  const parentProblem = untrusted(FALLBACK_PARENT, { holder: true });
   if (parentProblem !== undefined) throw new ConfigError(`the default WORKSPACES_DIR cannot be entered by the sandbox's user, and ${FALLBACK_PARENT} is no safe place for it either (${parentProblem}); set WORKSPACES_DIR to a folder others may enter.`);
   const made = mkdtempSync(path.join(FALLBACK_PARENT, 'skillbot-workspaces-'));
   chmodSync(made, 0o711);
@@ -64,15 +64,16 @@ function isOwnFolder(dir: string): boolean {
 /**
  * Why another local account could swap `dir` or a folder above it, or undefined: each existing level (links
  * resolved) must belong to root or the bot's user, and be writable by no one else unless sticky (as /tmp is, where
- * others cannot rename what is not theirs). `dir` itself, when it exists, must be the bot's and not writable by others.
+ * others cannot rename what is not theirs). `dir` itself, when it exists, must not be writable by others, unless it
+ * is only the `holder` of a folder the bot makes (then sticky will do).
  */
-export function untrusted(dir: string): string | undefined {
+export function untrusted(dir: string, { holder = false }: { holder?: boolean } = {}): string | undefined {
   const me = process.getuid?.();
   if (me === undefined) return undefined;
   let existing = path.resolve(dir);
   while (!exists(existing)) existing = path.dirname(existing);
   const real = realpathSync(existing);
-  const target = existing === path.resolve(dir) ? real : undefined;
+  const target = existing === path.resolve(dir) && !holder ? real : undefined;
   const levels: string[] = [];
   for (let current = real; ; current = path.dirname(current)) {
     levels.unshift(current);
