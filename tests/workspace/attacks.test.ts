@@ -54,12 +54,12 @@ describe('what a script leaves in the workspace', () => {
     const victim = await hostDir('skillbot-victim-');
     await writeFile(path.join(victim, 'keep.txt'), 'root data');
     const workspace = await spaces(await hostDir('skillbot-ws-'), store, executor).open(chat);
-    const plant = await executor.run({ shell: `rm -rf outputs; ln -s ${victim} outputs`, workspace, chatId: chat });
-    expect(plant.status, plant.stderr).toBe('ok');
+    const plant = await executor.run({ shell: `rm -rf outputs; ln -s ${victim} outputs; echo planted`, workspace, chatId: chat });
+    expect(plant.stdout).toBe('planted\n');
     const next = await executor.run({ shell: 'echo report > outputs/report.txt', workspace, chatId: chat });
-    expect(next.status, next.reason).toBe('ok');
     expect((await stat(victim)).uid).toBe(0);
     expect((await stat(path.join(victim, 'keep.txt'))).uid).toBe(0);
+    expect(next.status, next.reason).toBe('ok');
     await expect(lstat(path.join(victim, 'report.txt'))).rejects.toThrow(/ENOENT/);
     expect((await lstat(path.join(workspace.dir, 'outputs'))).isDirectory()).toBe(true);
     expect(await readlink(path.join(workspace.dir, 'outputs (moved)'))).toBe(victim);
@@ -125,7 +125,10 @@ describe('what a script leaves in the workspace', () => {
     const busy = bounded.run({ shell: 'for i in $(seq 18); do sleep 4 & done; sleep 3', workspace: a, chatId: first });
     await new Promise((resolve) => setTimeout(resolve, 700));
     const other = await bounded.run({ shell: 'for i in $(seq 12); do sleep 0.5 & done; wait; echo all started', workspace: b, chatId: second });
-    expect(other.stdout, other.stderr).toBe('all started\n');
+    expect(other.stdout).toBe('all started\n');
+    // With a shared RLIMIT_NPROC, bash's forks fail ("fork: retry: Resource temporarily unavailable") until the
+    // other chat's run ends.
+    expect(other.stderr).not.toMatch(/fork/);
     await busy;
   });
 });
@@ -152,8 +155,8 @@ describe.runIf(process.env.REDIS_URL)('the store copy of a workspace (Redis)', (
     const second = await b.open(chat);
     expect(await readlink(path.join(second.dir, 'outputs'))).toBe(victim);
     const run = await executor.run({ shell: 'echo x > outputs/x.txt', workspace: second, chatId: chat });
-    expect(run.status, run.reason).toBe('ok');
     expect((await stat(victim)).uid).toBe(0);
+    expect(run.status, run.reason).toBe('ok');
     await expect(lstat(path.join(victim, 'x.txt'))).rejects.toThrow(/ENOENT/);
   });
 
@@ -192,7 +195,7 @@ describe.runIf(process.env.REDIS_URL)('the store copy of a workspace (Redis)', (
     // A forger swaps a chunk's bytes (the blob keys are the chunks' hashes).
     const raw = await rawRedis();
     const keys = await raw.keys(`${prefix}*workspace-blob*`);
-    expect(keys.length).toBe(3);
+    expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) await raw.set(key, JSON.stringify({ value: Buffer.alloc(MiB, 1).toString('base64'), expires: null }));
     await raw.quit();
     const b = spaces(await hostDir('skillbot-ws-b-'), store, executor);
