@@ -226,6 +226,54 @@ export function openPath(root: Folder, parts: readonly string[], shown: string, 
   return current === root ? Folder.reopen(root) : current;
 }
 
+/**
+ * Folders of one tree held open while many files are written in them (a restore): each is walked to once, from its
+ * nearest open ancestor, and made (mode 0755, the owner's) when missing. Close it when done.
+ */
+export class OpenFolders {
+  private readonly held = new Map<string, Folder>();
+  private static readonly MAX_HELD = 128;
+
+  constructor(
+    root: string,
+    private readonly owner?: Owner,
+  ) {
+    this.held.set('', Folder.open(root));
+  }
+
+  /** The folder `rel` (`''`: the root), made when missing; never reached through a link. */
+  get(rel: string): Folder {
+    const cached = this.held.get(rel);
+    if (cached !== undefined) return cached;
+    if (this.held.size >= OpenFolders.MAX_HELD) this.release();
+    const parts = components(rel);
+    const parent = this.get(parts.slice(0, -1).join('/'));
+    let folder: Folder;
+    try {
+      folder = parent.childOrMake(parts[parts.length - 1] as string, 0o755, this.owner);
+    } catch (error) {
+      if (error instanceof NotAFolder) throw new WorkspacePathError(error.link ? `${rel} goes through a symlink (${error.entry}), which is never followed` : `${rel}: ${error.entry} is not a folder`);
+      throw error;
+    }
+    this.held.set(rel, folder);
+    return folder;
+  }
+
+  /** Closes every folder but the root. */
+  private release(): void {
+    for (const [rel, folder] of this.held) {
+      if (rel === '') continue;
+      folder.close();
+      this.held.delete(rel);
+    }
+  }
+
+  close(): void {
+    for (const folder of this.held.values()) folder.close();
+    this.held.clear();
+  }
+}
+
 /** Runs `use` with the folder at `absolute` open, closing it after. */
 export function withFolder<T>(absolute: string, use: (folder: Folder) => T): T {
   const folder = Folder.open(absolute);

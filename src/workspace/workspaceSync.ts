@@ -5,12 +5,13 @@
 // descriptor). Files move in chunks, never whole in memory; a chat's stored bytes stay within its workspace bound,
 // and chunks no manifest names any more are removed.
 import { createHash } from 'node:crypto';
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, constants, fchownSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { scanTree, type TreeScan } from '../exec/workspaceTree.ts';
 import type { Store } from '../store/types.ts';
 import type { ManifestSeal } from './manifestSeal.ts';
-import { makeFolderInside, openForRead, openForWrite, type Owner, readInside, readlinkInside, removeInside, renameInside, symlinkInside, writeAll } from './safeFiles.ts';
+import { OpenFolders, type Owner } from './folderFd.ts';
+import { openForRead, readInside, readlinkInside, removeInside, writeAll } from './safeFiles.ts';
 import { blobKey, CHUNK_BYTES, chunksOf, type FileEntry, INLINE_FILE, INLINE_TOTAL, type KnownFile, type LocalState, type Manifest, readManifest, readState, writeManifest, writeState } from './storeManifest.ts';
 
 export interface SyncContext {
@@ -28,8 +29,12 @@ export interface SyncContext {
   now: number;
 }
 
-/** Chunk uploads or fetches in flight at once. */
+/** Chunk uploads (or one file's chunk fetches) in flight at once; files fetched at once. */
 const IN_FLIGHT = 4;
+const FILES_IN_FLIGHT = 4;
+let restoreSequence = 0;
+
+const known = (entry: FileEntry): KnownFile => ({ size: entry.size, mtimeMs: 0, ino: 0, sha: entry.sha, ...(entry.chunks === undefined ? {} : { chunks: entry.chunks }) });
 
 /** Reads a file chunk by chunk: its sha256, its chunks' hashes, and each chunk handed to `each` as it goes. */
 async function streamFile(dir: string, rel: string, each?: (sha: string, chunk: Buffer) => Promise<void>): Promise<{ sha: string; chunks: string[] }> {
@@ -141,15 +146,17 @@ async function localHashes(dir: string, scan: TreeScan, state: LocalState): Prom
   return hashes;
 }
 
+const split = (rel: string) => ({ parent: path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel), name: path.posix.basename(rel) });
+
 /** Writes one file from the store under a temporary name, checks every chunk and the whole, then gives it its name. */
-async function fetchFile(context: SyncContext, entry: FileEntry): Promise<void> {
-  const folder = path.posix.dirname(entry.path) === '.' ? '' : path.posix.dirname(entry.path);
-  const name = path.posix.basename(entry.path);
-  const temporary = `.skillbot-restore-${process.pid}-${Date.now()}`;
-  const tempRel = folder === '' ? temporary : `${folder}/${temporary}`;
-  const fd = openForWrite(context.dir, tempRel, entry.path, context.owner);
+async function fetchFile(context: SyncContext, folders: OpenFolders, entry: FileEntry): Promise<void> {
+  const { parent, name } = split(entry.path);
+  const temporary = `.skillbot-restore-${process.pid}-${(restoreSequence += 1)}`;
+  const fd = folders.get(parent).openFile(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
   const whole = createHash('sha256');
+  const drop = () => folders.get(parent).remove(temporary);
   try {
+    if (context.owner !== undefined) fchownSync(fd, context.owner.uid, context.owner.gid);
     const pieces: Array<Promise<string | undefined>> = entry.data !== undefined ? [Promise.resolve(entry.data)] : [];
     const names = entry.chunks ?? [];
     let next = 0;
@@ -167,16 +174,17 @@ async function fetchFile(context: SyncContext, entry: FileEntry): Promise<void> 
     }
   } catch (error) {
     closeSync(fd);
-    removeInside(context.dir, tempRel);
+    drop();
     throw error;
   }
   closeSync(fd);
   if (whole.digest('hex') !== entry.sha) {
-    removeInside(context.dir, tempRel);
+    drop();
     throw new Error('its content does not match its hash');
   }
-  removeInside(context.dir, entry.path);
-  renameInside(context.dir, folder, temporary, name);
+  const folder = folders.get(parent);
+  folder.remove(name);
+  folder.rename(temporary, folder, name);
 }
 
 /**
@@ -207,22 +215,40 @@ export async function restoreWorkspace(context: SyncContext): Promise<{ fetched:
   let bytes = 0;
   let budget = context.maxBytes;
   const files: LocalState['files'] = {};
-  for (const entry of manifest.entries) {
-    try {
-      if (entry.kind === 'dir') makeFolderInside(dir, entry.path, context.owner);
-      if (entry.kind === 'link') symlinkInside(dir, entry.path, entry.target, context.owner);
-      if (entry.kind !== 'file') continue;
-      budget -= entry.size;
-      if (budget < 0) throw new Error('over the workspace bound');
-      if (hashes.get(entry.path) !== entry.sha) {
-        await fetchFile(context, entry);
-        fetched += 1;
-        bytes += entry.size;
+  const wanting: FileEntry[] = [];
+  const folders = new OpenFolders(dir, context.owner);
+  try {
+    for (const entry of manifest.entries) {
+      try {
+        const { parent, name } = split(entry.path);
+        if (entry.kind === 'dir') folders.get(entry.path);
+        if (entry.kind === 'link') folders.get(parent).symlink(entry.target, name, context.owner);
+        if (entry.kind !== 'file') continue;
+        budget -= entry.size;
+        if (budget < 0) throw new Error('over the workspace bound');
+        if (hashes.get(entry.path) !== entry.sha) wanting.push(entry);
+        else files[entry.path] = known(entry);
+      } catch (error) {
+        refused.push(`${entry.path}: ${(error as Error).message}`);
       }
-      files[entry.path] = { size: entry.size, mtimeMs: 0, ino: 0, sha: entry.sha, ...(entry.chunks === undefined ? {} : { chunks: entry.chunks }) };
-    } catch (error) {
-      refused.push(`${entry.path}: ${(error as Error).message}`);
     }
+    // A few files at a time, each a few chunks at a time: the store's latency overlaps, memory stays bounded.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let entry = wanting[next++]; entry !== undefined; entry = wanting[next++]) {
+        try {
+          await fetchFile(context, folders, entry);
+          fetched += 1;
+          bytes += entry.size;
+          files[entry.path] = known(entry);
+        } catch (error) {
+          refused.push(`${entry.path}: ${(error as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+  } finally {
+    folders.close();
   }
   // Every fetched file now holds its manifest content: its hash is known without reading it again.
   const after = await scanTree(dir);
