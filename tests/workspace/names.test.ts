@@ -44,7 +44,7 @@ describe('the workspace as the model and the person see it', () => {
     expect(seen[0]).toContain('made');
     // The envelope escapes < and > in attribute values as XML does.
     expect(seen[0]).toContain('/workspace/outputs/report&lt;U+000A&gt;&lt;U+001B&gt;[31mFAKE&lt;U+202E&gt;txt.exe');
-    expect(seen[0]).not.toMatch(/[\n\u001b\u202e]FAKE|\u001b|\u202e/u);
+    for (const raw of ['\u001b', '\u202e', 'report\n']) expect(seen[0]).not.toContain(raw);
     expect(uploads.map((file) => file.name)).toEqual(['report<U+000A><U+001B>[31mFAKE<U+202E>txt.exe']);
   });
 
