@@ -47,7 +47,7 @@ function kindOf(info: Stats): TreeEntry['kind'] {
   return info.isSymbolicLink() ? 'link' : 'other';
 }
 
-export function chargedBytes(info: Stats): number {
+function chargedBytes(info: Stats): number {
   const blocks = info.blocks * 512;
   return info.isFile() ? Math.max(blocks, info.size) : blocks;
 }

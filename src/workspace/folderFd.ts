@@ -18,7 +18,7 @@ export interface Owner {
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** Folders deeper than this are not held open at once: a walk says so, a removal moves them up first. */
-export const MAX_HELD_DEPTH = 256;
+const MAX_HELD_DEPTH = 256;
 
 /** One component of a path: never empty, `.`, `..`, holding `/` or NUL, or longer than a file system takes. */
 export function isPlainName(name: string): boolean {

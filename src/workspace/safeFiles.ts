@@ -89,7 +89,7 @@ export async function readInside(root: string, rel: string, shown: string, maxBy
  * Opens a regular file inside `root` for writing (creating its folders), emptied; never through a link. The
  * caller writes and closes the descriptor.
  */
-export function openForWrite(root: string, rel: string, shown: string, owner?: Owner, mode = 0o644): number {
+function openForWrite(root: string, rel: string, shown: string, owner?: Owner, mode = 0o644): number {
   const parts = components(rel);
   if (parts.length === 0) throw new WorkspacePathError(`${shown} is the workspace folder itself, not a file`);
   let fd: number | undefined;
@@ -124,18 +124,6 @@ export async function writeInside(root: string, rel: string, shown: string, byte
   }
 }
 
-/** Makes the folder `rel` (and those on the way) inside `root`, owned by `owner`. */
-export function makeFolderInside(root: string, rel: string, owner?: Owner): void {
-  withFolder(root, (top) => openPath(top, components(rel), rel, { ...(owner === undefined ? {} : { owner }) })?.close());
-}
-
-/** Makes the symlink `rel` (its folder must exist) holding `target`, owned by `owner`; the target is never used. */
-export function symlinkInside(root: string, rel: string, target: string, owner?: Owner): void {
-  const parts = components(rel);
-  if (parts.length === 0) return;
-  inParent(root, parts, rel, (folder, name) => folder.symlink(target, name, owner));
-}
-
 /** Removes `rel` inside `root`, whatever it is (a folder with all it holds); a link goes, never what it names. */
 export function removeInside(root: string, rel: string): void {
   const parts = components(rel);
@@ -152,17 +140,4 @@ export function readlinkInside(root: string, rel: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Renames `from` to `to`, two names in the same folder `rel` (`''`: the top) inside `root`. */
-export function renameInside(root: string, rel: string, from: string, to: string): void {
-  withFolder(root, (top) => {
-    const folder = openPath(top, components(rel), rel);
-    if (folder === undefined) throw new WorkspacePathError(`${rel} does not exist`);
-    try {
-      folder.rename(from, folder, to);
-    } finally {
-      folder.close();
-    }
-  });
 }
