@@ -1,8 +1,8 @@
 // Enforces a workspace's bounds while a run writes: the tree is measured by a walk and the run is ended the moment
 // it holds more than the bound (or more than it held at the start, when a run begins over it: files may be removed,
 // never added). RLIMIT_FSIZE (set to the room left) bounds any single file exactly. The walk costs what the tree
-// holds, so the pause between walks grows with it: at least POLL_MS, and ten times the last walk's own time, which
-// keeps a guard under a tenth of a core however full the workspace is (this host offers no per-folder quota).
+// holds, so the pause between walks grows with it: at least POLL_MS, and fifteen times the last walk's own time, which
+// keeps a guard near a sixteenth of a core however full the workspace is (this host offers no per-folder quota).
 import { exceeds, limitSentence, scanTree, type TreeScan } from './workspaceTree.ts';
 
 export interface WorkspaceLimit {
@@ -17,8 +17,8 @@ export interface WorkspaceGuard {
 }
 
 const POLL_MS = 50;
-/** Pause between walks, as a multiple of the last walk's time: the guard's share of a core stays under 1/(1+10). */
-const PAUSE_PER_WALK = 10;
+/** Pause between walks, as a multiple of the last walk's time: the guard's share of a core stays under 1/(1+15). */
+const PAUSE_PER_WALK = 15;
 
 /** The bound a run may not cross, given what the workspace held when it started. */
 export function effectiveLimit(limit: WorkspaceLimit, start: TreeScan): WorkspaceLimit {
