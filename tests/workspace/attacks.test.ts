@@ -5,7 +5,7 @@
 // local accounts at every run; a chat's processes are bounded by its run's cgroup, not by a uid another chat shares.
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmod, lstat, mkdtemp, readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import type { Store } from '../../src/store/types.ts';
 import { ChatWorkspaces } from '../../src/workspace/chatWorkspaces.ts';
 import { withFolder } from '../../src/workspace/folderFd.ts';
 import { manifestSeal } from '../../src/workspace/manifestSeal.ts';
+import { writeInside } from '../../src/workspace/safeFiles.ts';
 
 const MiB = 1024 * 1024;
 const SEAL = manifestSeal(randomBytes(32));
@@ -111,6 +112,36 @@ describe('what a script leaves in the workspace', () => {
     expect((await stat(workspace.dir)).mode & 0o777).toBe(0o700);
     // Another account (not the chat's uid) cannot reach the folder a script opened to all beneath it.
     expect(() => execFileSync('setpriv', ['--reuid=4242', '--regid=4242', '--clear-groups', 'touch', path.join(workspace.dir, 'shared', 'planted')], { stdio: 'pipe' })).toThrow(/Permission denied/);
+  });
+
+  it.runIf(asRoot)('F10: a folder swapped for a link while the bot writes through it never lets the write land outside', async () => {
+    const victim = await hostDir('skillbot-victim-');
+    const workspace = await spaces(await hostDir('skillbot-ws-'), store, executor).open(chat);
+    // A script swaps `sub` between a real folder and a link to a host folder as fast as it can, for 3 s.
+    const swap = `import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.mkdir('sub')
+os.symlink(${JSON.stringify(victim)}, 'other')
+end = time.time() + 3
+while time.time() < end:
+    # renameat2(RENAME_EXCHANGE): \`sub\` is a folder and a link by turns, never missing.
+    libc.renameat2(-100, b'sub', -100, b'other', 2)
+print('swapped')`;
+    await writeInside(workspace.dir, 'swap.py', 'swap.py', Buffer.from(swap), workspace.owner);
+    const running = executor.run({ shell: 'python3 swap.py', workspace, chatId: chat });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Meanwhile the bot writes there, as the editor or a script call's files do (each a check, then a use).
+    const until = Date.now() + 2000;
+    let written = 0;
+    for (let i = 0; Date.now() < until; i += 1) {
+      await writeInside(workspace.dir, `sub/note${i}.txt`, `sub/note${i}.txt`, Buffer.from('x')).then(() => (written += 1), () => undefined);
+      if (i % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const ran = await running;
+    expect(ran.stdout, `${ran.reason ?? ''} ${ran.stderr}`).toBe('swapped\n');
+    expect(await readdir(victim)).toEqual([]);
+    // Writes went on all along: the ones made while `sub` was the real folder landed there.
+    expect(written).toBeGreaterThan(0);
   });
 
   it.runIf(asRoot && detectBoundsMode().kind === 'cgroup')('F14: two chats that share a sandbox uid do not share a process bound', async () => {
