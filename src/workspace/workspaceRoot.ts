@@ -22,7 +22,8 @@ const POINTER = 'moved-to';
 export function chooseWorkspaceRoot(config: Config, logger: Logger): string {
   const { root, rootSet } = config.workspace;
   const asRoot = process.getuid?.() === 0;
-  const swappable = untrusted(root);
+  // Only root can be turned against the host through a folder someone else controls (chown, writes as root).
+  const swappable = asRoot ? untrusted(root) : undefined;
   if (swappable !== undefined) throw new ConfigError(`WORKSPACES_DIR (${root}) is not safe for the bot to write in: ${swappable}; choose a folder only the bot's user and root can change.`);
   const blocked = asRoot && config.sandbox.mode === 'bwrap' ? unreachableParent(root) : undefined;
   if (blocked === undefined) return root;
