@@ -1,7 +1,9 @@
 // The chat workspace's costs: (1) a shell command (Claude's bash tool) over a sandboxed skill script run, both in
 // the chat's workspace with one loaded skill mounted, through the real executor with verified copies; (2) restoring
-// a 10 MiB workspace on another instance from Redis (round trips and bytes beside the times).
+// a 10 MiB workspace on another instance from Redis (round trips and bytes beside the times); (3) the workspace
+// guard's CPU during a run in a 10,000-entry workspace.
 // Run: npm run bench:workspace   (REDIS_URL=redis://127.0.0.1:6379 for the restore part; [runs])
+import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import { silentLogger } from '../src/ops/log.ts';
 import { SkillRegistry } from '../src/skills/registry.ts';
 import { createStore } from '../src/store/createStore.ts';
 import { ChatWorkspaces } from '../src/workspace/chatWorkspaces.ts';
+import { manifestSeal } from '../src/workspace/manifestSeal.ts';
 
 const runs = Number(process.argv[2] ?? 100);
 const warmup = 10;
@@ -68,6 +71,28 @@ try {
   console.log(`  shell command (bash)   p50 ${ms(percentile(sorted.shell, 50))}  p99 ${ms(percentile(sorted.shell, 99))}`);
   const overhead = percentile(sorted.shell, 50) - percentile(sorted.script, 50);
   console.log(`  shell over script at p50: ${overhead >= 0 ? '+' : ''}${ms(overhead)} (target <= +5 ms)`);
+  // (3) The guard's cost in a full workspace: a run that writes nothing for 3 s, in 9,900 entries (the bound is 10,000) and in 50; the
+  // bot's CPU over the run, as a share of one core (the difference is the guard walking the larger tree).
+  const full = path.join(root, 'full');
+  await mkdir(full);
+  if (owner !== undefined) await chown(full, owner.uid, owner.gid);
+  for (let d = 0; d < 100; d += 1) {
+    await mkdir(path.join(full, `dir${d}`));
+    await Promise.all(Array.from({ length: 98 }, (_, f) => writeFile(path.join(full, `dir${d}`, `file${f}.txt`), `line ${f}\n`)));
+  }
+  const guardShare = async (dir: string): Promise<number> => {
+    const wall = performance.now();
+    const cpu = process.cpuUsage();
+    const result = await executor.run({ shell: 'sleep 3', workspace: { dir, maxBytes: 512 * 1024 * 1024, maxFiles: 10_000 }, chatId: CHAT });
+    if (result.status !== 'ok') throw new Error(`guard run failed: ${result.reason ?? result.stderr}`);
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / 1000 / (performance.now() - wall);
+  };
+  const small = await guardShare(dir);
+  const large = await guardShare(full);
+  const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
+  console.log('guard while a run writes nothing for 3 s (the bot\'s CPU over the run, share of one core):');
+  console.log(`  50 files: ${pct(small)}   9,900 entries: ${pct(large)}   the guard's extra for the full workspace: ${pct(large - small)} (target < 10%)`);
   executor.close();
   await registry.close();
 
@@ -75,9 +100,10 @@ try {
   if (redisUrl === undefined) {
     console.log('restore: skipped (set REDIS_URL=redis://127.0.0.1:6379 to measure a workspace moving between instances)');
   } else {
+    const seal = manifestSeal(randomBytes(32));
     const store = await createStore(redisUrl, { keyPrefix: `bench-ws-${process.pid}-${Date.now()}:` });
     const settings = (folder: string) => ({ root: path.join(root, folder), maxBytes: 512 * 1024 * 1024, maxFiles: 10_000, ttlDays: 1 });
-    const origin = new ChatWorkspaces({ settings: settings('origin'), store, owner: () => undefined, logger: silentLogger() });
+    const origin = new ChatWorkspaces({ settings: settings('origin'), store, owner: () => undefined, seal, logger: silentLogger() });
     const opened = await origin.open(CHAT);
     // 10 MiB as a chain leaves it: an unpacked document (many small parts) and a few larger binaries.
     await mkdir(path.join(opened.dir, 'unpacked', 'word', 'media'), { recursive: true });
@@ -92,7 +118,7 @@ try {
     let trips = 0;
     const restoreRuns = Math.min(runs, 20);
     for (let i = 0; i < restoreRuns; i += 1) {
-      const other = new ChatWorkspaces({ settings: settings(`other${i}`), store, owner: () => undefined, logger: silentLogger() });
+      const other = new ChatWorkspaces({ settings: settings(`other${i}`), store, owner: () => undefined, seal, logger: silentLogger() });
       const before = store.roundTrips;
       const start = performance.now();
       await other.open(CHAT);

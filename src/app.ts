@@ -8,6 +8,7 @@ import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
+import { manifestSeal } from './workspace/manifestSeal.ts';
 import { chooseWorkspaceRoot } from './workspace/workspaceRoot.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import {
@@ -178,7 +179,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   // The executor runs a copy of the skill only when it hashes to the approved content (hashFolder); the
   // wrapper checks the folder before that too and names a change plainly for the model and the person.
   const scripts = countRunning(bindToApprovedContent(executor, hashFolder));
-  const workspaces = new ChatWorkspaces({ settings: { ...config.workspace, root: workspaceRoot }, store, owner: (chatId) => executor.workspaceOwner(chatId), logger });
+  const workspaces = new ChatWorkspaces({ settings: { ...config.workspace, root: workspaceRoot }, store, owner: (chatId) => executor.workspaceOwner(chatId), seal: manifestSeal(stateKey.secret), logger });
   // Idle chats' folders go at start and then twice a day; a failed sweep is only logged (it is tried again).
   const sweepWorkspaces = () => void workspaces.sweep().catch((error: unknown) => logger.warn({ err: error }, 'sweeping idle chat workspaces failed'));
   sweepWorkspaces();

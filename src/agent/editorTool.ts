@@ -2,11 +2,12 @@
 // on the chat's workspace. It changes data, not code, so it asks nobody; it can `view` the folders of skills loaded
 // in the chat (read-only). It never reads or writes anything else: every path is resolved component by component
 // without following links, and files with other hard links are refused (src/workspace/safeFiles.ts).
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import { components, type Folder, openPath, withFolder } from '../workspace/folderFd.ts';
 import { entryAt, readInside, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
+import { visible } from '../text/visible.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize } from './inputFiles.ts';
 import type { ToolOutcome } from './loop.ts';
@@ -66,24 +67,61 @@ async function write(turn: TurnContext, target: Target, text: string): Promise<v
   await writeInside(target.root, target.rel, target.shown, bytes, turn.workspace.owner);
 }
 
+/** Entries a folder view lists; the rest are counted ("and N more"), so one view never crowds out the turn. */
+const MAX_VIEW_ENTRIES = 500;
+
 async function viewFolder(target: Target): Promise<string> {
-  const lines = [`Files and folders in ${target.shown} (two levels, hidden ones left out):`];
-  const walk = async (rel: string, depth: number): Promise<void> => {
-    const names = (await readdir(path.join(target.root, rel))).filter((name) => !name.startsWith('.')).sort();
+  const lines = [`Files and folders in ${visible(target.shown)} (two levels, hidden ones left out):`];
+  let more = 0;
+  const add = (line: string) => (lines.length > MAX_VIEW_ENTRIES ? (more += 1) : lines.push(line));
+  // By descriptor from the root, never following a link (a script may swap a name for one at any time).
+  const walk = (folder: Folder, rel: string, depth: number): void => {
+    const names = folder.names().filter((name) => !name.startsWith('.')).sort();
     for (const name of names) {
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      const entry = await entryAt(target.root, childRel, childRel).catch(() => undefined);
-      if (entry === undefined) continue;
-      const shown = `${target.shown.replace(/\/$/, '')}/${childRel}`;
-      if (entry.info.isSymbolicLink()) lines.push(`${shown} (symlink, not followed)`);
-      else if (entry.info.isDirectory()) {
-        lines.push(`${shown}/`);
-        if (depth < 2) await walk(childRel, depth + 1);
-      } else lines.push(`${shown} (${describeSize(entry.info.size)})`);
+      const info = folder.lstat(name);
+      if (info === undefined) continue;
+      const shown = visible(`${target.shown.replace(/\/$/, '')}/${childRel}`);
+      if (info.isSymbolicLink()) add(`${shown} (symlink, not followed)`);
+      else if (info.isDirectory()) {
+        add(`${shown}/`);
+        const child = depth < 2 && lines.length <= MAX_VIEW_ENTRIES ? folder.child(name) : undefined;
+        if (child !== undefined) {
+          try {
+            walk(child, childRel, depth + 1);
+          } finally {
+            child.close();
+          }
+        } else if (depth < 2) more += countIn(folder, name);
+      } else add(`${shown} (${describeSize(info.size)})`);
     }
   };
-  await walk(target.rel, 1);
+  withFolder(target.root, (root) => {
+    const folder = openPath(root, components(target.rel), target.shown);
+    if (folder === undefined) throw new WorkspacePathError(`${target.shown} does not exist`);
+    try {
+      walk(folder, target.rel, 1);
+    } finally {
+      folder.close();
+    }
+  });
+  if (more > 0) lines.push(`… and ${more} more (view a subfolder, or use bash to search)`);
   return lines.join('\n');
+}
+
+/** Visible entries of a subfolder the view does not list. */
+function countIn(folder: Folder, name: string): number {
+  try {
+    const child = folder.child(name);
+    if (child === undefined) return 0;
+    try {
+      return child.names().filter((entry) => !entry.startsWith('.')).length;
+    } finally {
+      child.close();
+    }
+  } catch {
+    return 0;
+  }
 }
 
 async function view(target: Target, range: [number, number] | undefined): Promise<string> {

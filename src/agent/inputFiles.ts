@@ -6,6 +6,7 @@ import type { MessageFile } from '../chats/platform.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
 import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
 import { placeSharedFiles } from '../workspace/sharedFiles.ts';
+import { visible } from '../text/visible.ts';
 
 /** A file of the turn, downloaded: the model sees it, and it is in the chat's workspace under `name`. */
 export interface InputFile {
@@ -43,13 +44,34 @@ export function describeSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-/** A file name safe to show and to write into a folder: its last path part, no control characters. */
+/**
+ * A file name safe to show and to write into a folder: its last path part, no control characters, every invisible
+ * or reordering character (bidi controls, zero-width) spelled out as `<U+202E>`, and at most 255 bytes (what a
+ * file system takes), cut at a character boundary with its extension kept.
+ */
 export function safeFileName(name: string, fallback = 'file'): string {
   const base = [...(name.split(/[\\/]/).pop() ?? '')]
     .filter((char) => char.charCodeAt(0) >= 0x20 && char.charCodeAt(0) !== 0x7f && !'"<>'.includes(char))
     .join('')
     .trim();
-  return base === '' || base === '.' || base === '..' ? fallback : base.slice(0, 200);
+  return base === '' || base === '.' || base === '..' ? fallback : fitName(visible(base));
+}
+
+/** The longest name a file system takes, in bytes. */
+export const NAME_MAX_BYTES = 255;
+
+/** `name` within `max` bytes of UTF-8, its stem cut at a character boundary and its (short) extension kept. */
+export function fitName(name: string, max = NAME_MAX_BYTES): string {
+  if (Buffer.byteLength(name) <= max) return name;
+  const ext = extname(name);
+  const keep = Buffer.byteLength(ext) <= 32 ? ext : '';
+  let stem = '';
+  const room = max - Buffer.byteLength(keep);
+  for (const char of name.slice(0, name.length - keep.length)) {
+    if (Buffer.byteLength(stem + char) > room) break;
+    stem += char;
+  }
+  return `${stem}${keep}`;
 }
 
 /** The API refuses larger images; a PDF counts against the 32 MB request. */
@@ -131,7 +153,7 @@ export function uniqueName(name: string, taken: readonly { name: string }[]): st
   if (!taken.some((file) => file.name === name)) return name;
   const ext = extname(name);
   for (let n = 2; ; n += 1) {
-    const candidate = `${name.slice(0, name.length - ext.length)}-${n}${ext}`;
+    const candidate = `${fitName(name.slice(0, name.length - ext.length), NAME_MAX_BYTES - Buffer.byteLength(`-${n}${ext}`))}-${n}${ext}`;
     if (!taken.some((file) => file.name === candidate)) return candidate;
   }
 }

@@ -38,7 +38,8 @@ export async function changedFiles(workspaceDir: string, report: NonNullable<Exe
   const files: ChangedFile[] = [];
   let textLeft = TEXT_TOTAL_MAX;
   for (const change of report.changes.slice(0, LISTED_MAX)) {
-    const file: ChangedFile = { path: inside(change.path), size: change.size, created: change.created };
+    // A script names its files: shown to the model with every control or reordering character spelled out.
+    const file: ChangedFile = { path: visible(inside(change.path)), size: change.size, created: change.created };
     if (change.created && change.size <= TEXT_FILE_MAX && change.size <= textLeft) {
       const read = await readInside(workspaceDir, change.path, change.path, TEXT_FILE_MAX).catch(() => undefined);
       if (read !== undefined && !read.truncated && isText(read.bytes)) {
@@ -56,7 +57,7 @@ export function changesText(changed: { files: ChangedFile[]; unlisted: number },
   if (changed.files.length === 0 && limitReached === undefined) return '';
   const lines = ['Workspace files this command created or changed:'];
   for (const file of changed.files) {
-    lines.push(`- ${visible(file.path)} (${describeSize(file.size)}${file.created ? ', new' : ''})`);
+    lines.push(`- ${file.path} (${describeSize(file.size)}${file.created ? ', new' : ''})`);
     if (file.text !== undefined) lines.push(`  content:\n${file.text.replace(/^/gm, '    ')}`);
   }
   if (changed.unlisted > 0) lines.push(`- and ${changed.unlisted} more`);
@@ -97,7 +98,7 @@ export async function deliverOutputs(
       continue;
     }
     if (!upload) {
-      lines.push(`Not delivered: ${shown} (${describeSize(change.size)}): this chat cannot receive files; it stays at ${inside(change.path)}.`);
+      lines.push(`Not delivered: ${shown} (${describeSize(change.size)}): this chat cannot receive files; it stays at ${visible(inside(change.path))}.`);
       continue;
     }
     if (delivered >= limits.maxOutputs) {
@@ -110,8 +111,8 @@ export async function deliverOutputs(
     }
     try {
       const read = await readInside(workspaceDir, change.path, shown, limits.maxOutputBytes);
-      const uploadName = cutToBytes(name);
-      await upload({ name: uploadName, bytes: read.bytes, title: `${visible(uploadName)} (made by ${source})` });
+      const uploadName = cutToBytes(shown);
+      await upload({ name: uploadName, bytes: read.bytes, title: `${uploadName} (made by ${source})` });
       delivered += 1;
       lines.push(`Delivered to the chat: ${shown} (${describeSize(change.size)}).`);
     } catch (error) {

@@ -7,7 +7,7 @@ import { missingDependencyHint } from '../skills/dependencies/index.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
 import { visible } from '../text/visible.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
-import { entryAt, writeInside } from '../workspace/safeFiles.ts';
+import { entryAt, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize, safeFileName } from './inputFiles.ts';
 import { loadedSkillMounts } from './loadedSkills.ts';
@@ -24,6 +24,21 @@ export interface ScriptCall {
 /** The model's files of a call under the names they get in the workspace (its top folder). */
 function modelFiles(call: ScriptCall): Array<{ name: string; text: string }> {
   return Object.entries(call.files ?? {}).map(([name, text]) => ({ name: safeFileName(name), text }));
+}
+
+/** Why a call's files cannot be written as given: names that become the same workspace file (`q.sql`, `../q.sql`, `sub/q.sql`). */
+function collidingNames(call: ScriptCall): string | undefined {
+  const byName = new Map<string, string[]>();
+  for (const raw of Object.keys(call.files ?? {})) byName.set(safeFileName(raw), [...(byName.get(safeFileName(raw)) ?? []), raw]);
+  const clash = [...byName].find(([, raws]) => raws.length > 1);
+  if (clash === undefined) return undefined;
+  return `the names ${clash[1].map((raw) => `"${visible(raw)}"`).join(', ')} all become ${SANDBOX_PATHS.workspace}/${visible(clash[0])}; give each file a distinct plain name`;
+}
+
+/** A call that does not run: the person and the model are told why, and nothing is written. */
+function notRun(turn: TurnContext, skill: Skill, call: ScriptCall, problem: string, note: string): ScriptOutputView {
+  turn.notice(`${visible(`${skill.id}/${call.script}`)} did not run: ${problem}.`);
+  return { ...call, status: 'not_run', exitCode: null, stdout: '', stderr: '', truncated: false, note };
 }
 
 /**
@@ -109,7 +124,14 @@ export async function runSkillCode(deps: ToolDeps, turn: TurnContext, skill: Ski
     ...(registered ? hookItems(skill, EXECUTE_HOOK_EVENTS) : []),
     ...(await fileItems(turn, calls)),
   ];
-  // Nobody is asked to approve what could not run: files that do not fit the workspace are refused first.
+  // Nobody is asked to approve what could not run: files that collide or do not fit the workspace are refused first.
+  const clashes = calls.map(collidingNames);
+  if (clashes.some((clash) => clash !== undefined)) {
+    return calls.map((call, index) => {
+      const clash = clashes[index] ?? 'another script of this call has files whose names collide';
+      return notRun(turn, skill, call, clash, `Not run: the files written for it collide: ${clash}.`);
+    });
+  }
   const noRoom = await workspaceRoomProblem(turn.workspace, calls.flatMap((call) => plannedWrites(modelFiles(call))));
   if (noRoom !== undefined) return calls.map((call) => notRunForRoom(turn, skill, call, noRoom));
   const decision = await authorizeSkillCode(deps, turn, skill, items);
@@ -120,8 +142,20 @@ const plannedWrites = (files: Array<{ name: string; text: string }>) => files.ma
 
 /** A call whose files do not fit: the person and the model are told which bound, and nothing runs. */
 function notRunForRoom(turn: TurnContext, skill: Skill, call: ScriptCall, problem: string): ScriptOutputView {
-  turn.notice(`${visible(`${skill.id}/${call.script}`)} did not run: ${problem}.`);
-  return { ...call, status: 'not_run', exitCode: null, stdout: '', stderr: '', truncated: false, note: `Not run: the files written for it do not fit: ${problem}.` };
+  return notRun(turn, skill, call, problem, `Not run: the files written for it do not fit: ${problem}.`);
+}
+
+/** Writes the model's files into the workspace; the reason the first one could not be written, if any. */
+async function writeModelFiles(turn: TurnContext, files: Array<{ name: string; text: string }>): Promise<string | undefined> {
+  for (const file of files) {
+    const shown = `${SANDBOX_PATHS.workspace}/${visible(file.name)}`;
+    try {
+      await writeInside(turn.workspace.dir, file.name, shown, Buffer.from(file.text, 'utf8'), turn.workspace.owner);
+    } catch (error) {
+      return error instanceof WorkspacePathError ? `${error.message.startsWith(shown) ? '' : `${shown}: `}${error.message}` : `${shown} could not be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -151,11 +185,16 @@ export async function runApprovedScripts(
       outputs.push(notRunForRoom(turn, skill, call, noRoom));
       continue;
     }
+    // Exactly the text the person approved, written just before the run; a file that cannot be written (a link
+    // or a folder a script left under its name) means the script does not run.
+    const unwritten = await writeModelFiles(turn, files);
+    if (unwritten !== undefined) {
+      outputs.push(notRun(turn, skill, call, unwritten, `Not run: ${unwritten}.`));
+      continue;
+    }
     const script = { path: call.script, args: call.args };
     const hookFailures = await fire('pre_execute', { script });
     turn.progress(`Running ${visible(`${skill.id}/${call.script}`)}…`);
-    // Exactly the text the person approved, written just before the run.
-    for (const file of files) await writeInside(turn.workspace.dir, file.name, file.name, Buffer.from(file.text, 'utf8'), turn.workspace.owner);
     const result = await deps.executor.run({
       skillDir: skill.dir,
       skillId: skill.id,

@@ -20,7 +20,7 @@ import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 import { VerifiedCopies } from './verifiedCopies.ts';
 import { effectiveLimit, guardWorkspace } from './workspaceGuard.ts';
-import { changedFiles, limitSentence, scanTree } from './workspaceTree.ts';
+import { changedFiles, exceeds, limitSentence, scanTree } from './workspaceTree.ts';
 
 export interface ExecutorOptions {
   /** SCRIPT_TIMEOUT_MS: a run is then killed with its whole sandbox. */
@@ -287,7 +287,7 @@ async function runGuarded(
     // The guard stopped it, or a file hit RLIMIT_FSIZE set to the room left, or it ended over the bound between polls.
     const fileCapped = room < plan.limits.maxFileBytes && (result.signal === 'SIGXFSZ' || /File too large/i.test(result.stderr));
     const limitReached =
-      guard?.tripped ?? (after.bytes > bound.bytes || after.files > bound.files || fileCapped ? limitSentence(limit, fileCapped ? { bytes: Infinity, files: 0 } : after) : undefined);
+      guard?.tripped ?? (exceeds(after, bound, before) || fileCapped ? limitSentence(limit, fileCapped ? { bytes: Infinity, files: 0 } : after) : undefined);
     const report = { changes: changedFiles(before, after), bytes: after.bytes, files: after.files, ...(limitReached === undefined ? {} : { limitReached }) };
     if (guard?.tripped !== undefined && result.status === 'stopped') {
       return { ...result, status: 'failed', reason: `${guard.tripped}: the run was stopped`, workspace: report };

@@ -46,10 +46,13 @@ export function mountBound(mount: string, limits: SandboxLimits): string {
   return `its HOME (${mount}) is full: the ${mib(limits.homeBytes)} bound (SCRIPT_HOME_MB)`;
 }
 
-/** prlimit's options, soft and hard limit alike, so a script cannot raise them again. */
-export function prlimitArgs(limits: SandboxLimits): string[] {
+/**
+ * prlimit's options, soft and hard limit alike, so a script cannot raise them again. `perUid: false` leaves the
+ * process count to the run's cgroup: RLIMIT_NPROC counts every process of the uid, and two chats may share one.
+ */
+export function prlimitArgs(limits: SandboxLimits, { perUid = true }: { perUid?: boolean } = {}): string[] {
   return [
-    `--nproc=${limits.maxProcesses}`,
+    ...(perUid ? [`--nproc=${limits.maxProcesses}`] : []),
     `--data=${limits.memoryBytes}`,
     `--as=${limits.memoryBytes + ADDRESS_SPACE_HEADROOM}`,
     `--fsize=${limits.maxFileBytes}`,

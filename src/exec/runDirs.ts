@@ -5,6 +5,8 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../ops/log.ts';
+import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import { Folder, NotAFolder, WorkspacePathError } from '../workspace/folderFd.ts';
 import { hostsFile, identityFiles } from './sandbox.ts';
 
 const STALE_PREFIX = 'skillbot-run-';
@@ -50,6 +52,45 @@ export function createRunDirs(owner?: RunOwner): RunDirs {
     for (const dir of [root, dirs.home, dirs.tmp]) chownSync(dir, owner.uid, owner.gid);
   }
   return dirs;
+}
+
+/**
+ * Readies a chat's workspace for a run: the folder is its user's and closed to every other local account (a script
+ * may have opened it to all since the last run), and `outputs` is a real folder of that user. Everything goes by
+ * descriptor: a planted `outputs` link is never followed, and an `outputs` that is a link or a file is moved aside
+ * (to `outputs (moved)`, `outputs (moved 2)`…, which the run's list of changes then shows) rather than failing
+ * every later run. Errors name /workspace paths only.
+ */
+export function prepareWorkspace(dir: string, owner: RunOwner | undefined): void {
+  let workspace: Folder;
+  try {
+    workspace = Folder.open(dir);
+  } catch (error) {
+    throw new WorkspacePathError(`the chat's workspace cannot be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    workspace.reset(0o700, owner);
+    const existing = workspace.lstat('outputs');
+    if (existing !== undefined && !existing.isDirectory()) workspace.rename('outputs', workspace, asideName(workspace));
+    let outputs: Folder;
+    try {
+      outputs = workspace.childOrMake('outputs', 0o755, owner);
+    } catch (error) {
+      if (error instanceof NotAFolder) throw new WorkspacePathError(`${SANDBOX_PATHS.outputs} changed while it was made ready; run again`);
+      throw error;
+    }
+    outputs.reset(0o755, owner);
+    outputs.close();
+  } finally {
+    workspace.close();
+  }
+}
+
+function asideName(workspace: Folder): string {
+  for (let n = 1; ; n += 1) {
+    const name = n === 1 ? 'outputs (moved)' : `outputs (moved ${n})`;
+    if (workspace.lstat(name) === undefined) return name;
+  }
 }
 
 /** Removes the run's folders; returns the error instead of throwing, the run's result matters more. */

@@ -1,7 +1,7 @@
 // Everything decided before a skill process starts: the skill folders it sees (private copies checked against the
 // approved hashes), the contained script or the shell command, its interpreter, the workspace, and the exact
 // command line and environment.
-import { chownSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { childEnv } from './childEnv.ts';
 import { containScript } from './containment.ts';
@@ -9,7 +9,7 @@ import { copyFolder, DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
 import { interpreterFor, readFirstLine } from './interpreter.ts';
 import { prlimitArgs, type SandboxLimits } from './limits.ts';
 import type { CheckedRequest } from './request.ts';
-import type { RunDirs, RunOwner } from './runDirs.ts';
+import { prepareWorkspace, type RunDirs, type RunOwner } from './runDirs.ts';
 import type { BoundsMode } from './runCgroup.ts';
 import { SANDBOX_PATHS, skillPathInside } from '../config/sandboxPaths.ts';
 import { bwrapArgs, sandboxEnv } from './sandbox.ts';
@@ -96,14 +96,6 @@ async function skillFolders(request: CheckedRequest, dirs: RunDirs, plan: RunPla
   return mounts;
 }
 
-/** The workspace's output folder exists (scripts write into it without creating it) and belongs to the run's user. */
-function prepareWorkspace(request: CheckedRequest, owner: RunOwner | undefined): void {
-  if (request.workspace === undefined) return;
-  const outputs = path.join(request.workspace.dir, 'outputs');
-  mkdirSync(outputs, { recursive: true, mode: 0o755 });
-  if (owner !== undefined) chownSync(outputs, owner.uid, owner.gid);
-}
-
 /** `fileBytes`: the largest file a process may write (RLIMIT_FSIZE), at most the room left in the workspace. */
 export async function prepareRun(
   request: CheckedRequest,
@@ -116,7 +108,7 @@ export async function prepareRun(
   const sandboxed = plan.mode === 'bwrap';
   const folders = await skillFolders(request, dirs, plan, releases);
   if ('refused' in folders) return folders;
-  prepareWorkspace(request, plan.owner);
+  if (request.workspace !== undefined) prepareWorkspace(request.workspace.dir, plan.owner);
   const own = request.skillDir === undefined ? undefined : folders[0];
 
   // The script as the process will name it (inside the sandbox: under /skills/<id>), and what picks its interpreter.
@@ -167,7 +159,7 @@ export async function prepareRun(
   const inner = innerCommand([interpreter.command, ...interpreter.args, ...request.args], { nodePath: plan.nodePath, ...(offFor === undefined ? {} : { offFor }) }, plan.cgroups !== undefined);
   return {
     command: plan.prlimitPath,
-    args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
+    args: [...prlimitArgs(limits, { perUid: plan.cgroups === undefined }), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
     env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...proxyEnv() },
     owner: plan.owner,

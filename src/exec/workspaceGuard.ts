@@ -1,7 +1,9 @@
-// Enforces a workspace's bounds while a run writes: the tree is measured every few tens of milliseconds and the
-// run is ended the moment it holds more than the bound (or more than it held at the start, when a run begins over
-// it: files may be removed, never added). RLIMIT_FSIZE (set to the room left) bounds any single file exactly.
-import { limitSentence, scanTree, type TreeScan } from './workspaceTree.ts';
+// Enforces a workspace's bounds while a run writes: the tree is measured by a walk and the run is ended the moment
+// it holds more than the bound (or more than it held at the start, when a run begins over it: files may be removed,
+// never added). RLIMIT_FSIZE (set to the room left) bounds any single file exactly. The walk costs what the tree
+// holds, so the pause between walks grows with it: at least POLL_MS, and fifteen times the last walk's own time, which
+// keeps a guard near a sixteenth of a core however full the workspace is (this host offers no per-folder quota).
+import { exceeds, limitSentence, scanTree, type TreeScan } from './workspaceTree.ts';
 
 export interface WorkspaceLimit {
   bytes: number;
@@ -15,6 +17,8 @@ export interface WorkspaceGuard {
 }
 
 const POLL_MS = 50;
+/** Pause between walks, as a multiple of the last walk's time: the guard's share of a core stays under 1/(1+15). */
+const PAUSE_PER_WALK = 15;
 
 /** The bound a run may not cross, given what the workspace held when it started. */
 export function effectiveLimit(limit: WorkspaceLimit, start: TreeScan): WorkspaceLimit {
@@ -27,14 +31,15 @@ export function guardWorkspace(dir: string, limit: WorkspaceLimit, start: TreeSc
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const tick = async (): Promise<void> => {
+    const began = performance.now();
     const scan = await scanTree(dir, bound);
     if (stopped) return;
-    if (scan.bytes > bound.bytes || scan.files > bound.files) {
+    if (exceeds(scan, bound, start)) {
       tripped = limitSentence(limit, scan);
       onTrip();
       return;
     }
-    timer = setTimeout(() => void tick(), POLL_MS);
+    timer = setTimeout(() => void tick(), Math.max(POLL_MS, (performance.now() - began) * PAUSE_PER_WALK));
   };
   timer = setTimeout(() => void tick(), POLL_MS);
   return {

@@ -1,15 +1,18 @@
 // Each chat's workspace: one folder per chat under WORKSPACES_DIR, mounted at /workspace in every run of the chat.
 // It outlives turns and restarts on the host's disk; on a shared store (Redis) it is also pushed to the store after
 // each turn and restored by whichever instance runs the chat next. Idle ones are removed after WORKSPACE_TTL_DAYS.
+// Every step goes by folder descriptor, never following a link (folderFd.ts).
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceSettings } from '../config/config.ts';
 import type { WorkspaceMount } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
-import type { Owner } from './safeFiles.ts';
+import { Folder, type Owner, WorkspacePathError, withFolder } from './folderFd.ts';
+import type { ManifestSeal } from './manifestSeal.ts';
+import { readInside, writeInside } from './safeFiles.ts';
 import { pushWorkspace, restoreWorkspace } from './workspaceSync.ts';
 
 export interface ChatWorkspacesOptions {
@@ -17,10 +20,11 @@ export interface ChatWorkspacesOptions {
   store: Store;
   /** Who owns a chat's files on the host (the executor's answer): files the bot writes must stay the chat's. */
   owner: (chatId: string) => Owner | undefined;
+  /** Seals and checks the manifests this instance writes to (and reads from) a shared store. */
+  seal: ManifestSeal;
   logger: Logger;
   now?: () => number;
 }
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The host folder of a chat's files (what exec mounts at /workspace), with its bounds. */
@@ -49,12 +53,12 @@ export class ChatWorkspaces {
 
   /** The chat's folder (whether or not it exists yet). */
   dirOf(chatId: string): string {
-    return path.join(this.root, this.idOf(chatId), 'files');
+    return path.join(this.baseOf(chatId), 'files');
   }
 
-  private metaOf(chatId: string): { dir: string; used: string; sync: string } {
-    const base = path.join(this.root, this.idOf(chatId));
-    return { dir: base, used: path.join(base, 'used.json'), sync: path.join(base, 'sync.json') };
+  /** The bot's folder of the chat: the files folder and the bot's records beside it. */
+  private baseOf(chatId: string): string {
+    return path.join(this.root, this.idOf(chatId));
   }
 
   /** The chat's workspace as runs see it (folder and bounds), without touching the disk or the store. */
@@ -68,7 +72,8 @@ export class ChatWorkspaces {
    * expiring) at the cost of one stat a turn, and a full open and save at most once a day.
    */
   async touch(chatId: string): Promise<void> {
-    const used = await stat(this.metaOf(chatId).used).catch(() => undefined);
+    // lstat: the record is the bot's own, in a folder only the bot writes; a link there is no record.
+    const used = await lstat(path.join(this.baseOf(chatId), 'used.json')).catch(() => undefined);
     if (used === undefined || this.now() - used.mtimeMs < DAY_MS) return;
     await this.open(chatId);
     await this.save(chatId);
@@ -79,26 +84,39 @@ export class ChatWorkspaces {
    * instance changed it since, and marked used now (for the idle sweep).
    */
   async open(chatId: string): Promise<ChatWorkspace> {
-    const meta = this.metaOf(chatId);
-    const dir = this.dirOf(chatId);
     const owner = this.options.owner(chatId);
-    // The chat's own folder is private to the bot; the files folder is the sandbox user's.
-    await mkdir(meta.dir, { recursive: true, mode: 0o711 });
-    await mkdir(dir, { recursive: true, mode: 0o755 });
-    if (owner !== undefined) await chown(dir, owner.uid, owner.gid);
+    mkdirSync(this.root, { recursive: true, mode: 0o711 });
+    // The chat's own folder is private to the bot (records beside the files); the files folder is the sandbox
+    // user's alone, its mode reset at every turn (a script may have opened it to all).
+    withFolder(this.root, (root) => {
+      const base = root.childOrMake(this.idOf(chatId), 0o711);
+      try {
+        if (base.stat().uid !== process.getuid?.()) throw new WorkspacePathError(`the workspace of ${chatId} is not the bot's own folder`);
+        base.reset(0o711);
+        base.childOrMake('files', 0o700, owner).close();
+      } finally {
+        base.close();
+      }
+    });
+    const base = this.baseOf(chatId);
     if (this.shared) {
-      const restored = await restoreWorkspace({ store: this.options.store, chatId, dir, stateFile: meta.sync, ttlMs: this.ttlMs, ...(owner === undefined ? {} : { owner }), now: this.now() });
-      if (restored !== undefined) this.options.logger.info({ chatId, files: restored.fetched, bytes: restored.bytes }, 'workspace restored from the store');
+      const restored = await restoreWorkspace({ ...this.syncContext(chatId), ...(owner === undefined ? {} : { owner }) });
+      if (restored !== undefined && 'ignored' in restored) this.options.logger.warn({ chatId, why: restored.ignored }, "the store's copy of a workspace was ignored");
+      else if (restored !== undefined) this.options.logger.info({ chatId, files: restored.fetched, bytes: restored.bytes, refused: restored.refused }, 'workspace restored from the store');
     }
-    await writeFile(meta.used, JSON.stringify({ chatId, at: this.now() }), { mode: 0o600 });
+    await writeInside(base, 'used.json', 'used.json', Buffer.from(JSON.stringify({ chatId, at: this.now() })), undefined, 0o600);
     return this.describe(chatId);
+  }
+
+  private syncContext(chatId: string) {
+    return { store: this.options.store, seal: this.options.seal, chatId, dir: this.dirOf(chatId), metaDir: this.baseOf(chatId), ttlMs: this.ttlMs, maxBytes: this.options.settings.maxBytes, now: this.now() };
   }
 
   /** After a turn: on a shared store, pushes what changed so any instance can take the chat over. */
   async save(chatId: string): Promise<void> {
     if (!this.shared) return;
-    const meta = this.metaOf(chatId);
-    await pushWorkspace({ store: this.options.store, chatId, dir: this.dirOf(chatId), stateFile: meta.sync, ttlMs: this.ttlMs, now: this.now() });
+    const pushed = await pushWorkspace(this.syncContext(chatId));
+    if (pushed.left.length > 0) this.options.logger.warn({ chatId, left: pushed.left.length, maxBytes: this.options.settings.maxBytes }, 'workspace files over the bound were not copied to the store');
   }
 
   private get ttlMs(): number {
@@ -107,58 +125,36 @@ export class ChatWorkspaces {
 
   /** Removes the folders of chats idle for longer than WORKSPACE_TTL_DAYS; returns how many. */
   async sweep(): Promise<number> {
-    let names: string[];
+    let root: Folder;
     try {
-      names = await readdir(this.root);
+      root = Folder.open(this.root);
     } catch {
       return 0;
     }
     let removed = 0;
-    for (const name of names) {
-      if (!/^[0-9a-f]{32}$/.test(name)) continue;
-      const base = path.join(this.root, name);
-      const at = await lastUsed(path.join(base, 'used.json'), base);
-      if (at !== undefined && this.now() - at <= this.ttlMs) continue;
-      await rm(base, { recursive: true, force: true });
-      removed += 1;
+    try {
+      for (const name of root.names()) {
+        if (!/^[0-9a-f]{32}$/.test(name)) continue;
+        const at = await lastUsed(root, name, path.join(this.root, name));
+        if (at !== undefined && this.now() - at <= this.ttlMs) continue;
+        // By descriptor, at any depth, never following a link a script left.
+        root.remove(name);
+        removed += 1;
+      }
+    } finally {
+      root.close();
     }
     if (removed > 0) this.options.logger.info({ removed, ttlDays: this.options.settings.ttlDays }, 'idle chat workspaces removed');
     return removed;
   }
 }
 
-async function lastUsed(file: string, base: string): Promise<number | undefined> {
+async function lastUsed(root: Folder, name: string, base: string): Promise<number | undefined> {
   try {
-    const at = (JSON.parse(await readFile(file, 'utf8')) as { at?: unknown }).at;
+    const at = (JSON.parse((await readInside(base, 'used.json', 'used.json', 4096)).bytes.toString('utf8')) as { at?: unknown }).at;
     if (typeof at === 'number') return at;
   } catch {
     // No record: fall back to the folder's own time.
   }
-  return stat(base).then((info) => info.mtimeMs).catch(() => undefined);
-}
-
-/**
- * Why the sandbox user (another uid, when the bot is root) could not reach `dir`: the first existing folder on
- * the way that others may not enter, or undefined when every one may be entered. bwrap opens the folder it
- * mounts as that user, so a private parent (a home folder, a 0700 temp folder) hides the workspace from it.
- */
-export function unreachableParent(dir: string): string | undefined {
-  let current = path.resolve(dir);
-  const chain: string[] = [];
-  for (;;) {
-    chain.unshift(current);
-    const parent = path.dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  for (const folder of chain) {
-    let mode: number;
-    try {
-      mode = statSync(folder).mode;
-    } catch {
-      return undefined; // Not made yet: it is created traversable.
-    }
-    if ((mode & 0o001) === 0) return `${folder} is mode ${(mode & 0o777).toString(8).padStart(4, '0')}`;
-  }
-  return undefined;
+  return root.lstat(name)?.mtimeMs;
 }

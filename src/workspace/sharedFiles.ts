@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { scanTree } from '../exec/workspaceTree.ts';
 import type { ChatWorkspace } from './chatWorkspaces.ts';
-import { entryAt, readInside, writeInside } from './safeFiles.ts';
+import { entryAt, readInside, WorkspacePathError, writeInside } from './safeFiles.ts';
 
 export interface SharedFile {
   name: string;
@@ -14,9 +14,16 @@ export interface SharedFile {
 
 export type Placement = { name: string; placedAs: string; size: number } | { name: string; notPlaced: string };
 
+/** `name (n).ext`, its stem cut at a character boundary so the whole stays within a file system's 255 bytes. */
 function numbered(name: string, n: number): string {
   const ext = extname(name);
-  return `${name.slice(0, name.length - ext.length)} (${n})${ext}`;
+  const suffix = ` (${n})${ext}`;
+  let stem = '';
+  for (const char of name.slice(0, name.length - ext.length)) {
+    if (Buffer.byteLength(stem + char) + Buffer.byteLength(suffix) > 255) break;
+    stem += char;
+  }
+  return `${stem}${suffix}`;
 }
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -43,7 +50,13 @@ export async function placeSharedFiles(workspace: ChatWorkspace, files: readonly
         placements.push({ name: file.name, notPlaced: `the chat's workspace is full (${Math.round(workspace.maxBytes / (1024 * 1024))} MiB, ${workspace.maxFiles} files)` });
         continue;
       }
-      await writeInside(workspace.dir, candidate, candidate, file.bytes, workspace.owner);
+      try {
+        await writeInside(workspace.dir, candidate, `/workspace/${candidate}`, file.bytes, workspace.owner);
+      } catch (error) {
+        // A name the file system refuses, or a link a script left under it: the person and the model are told.
+        placements.push({ name: file.name, notPlaced: error instanceof WorkspacePathError ? error.message : `it could not be written to the workspace (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+        continue;
+      }
       usage.bytes += file.bytes.byteLength;
       usage.files += 1;
     }

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { WorkspaceMount } from '../exec/types.ts';
 import { limitSentence, scanTree } from '../exec/workspaceTree.ts';
 
+const BLOCK = 4096;
+
 /** A file about to be written: its path relative to the workspace (`/`-separated) and its size. */
 export interface PlannedWrite {
   rel: string;
@@ -16,7 +18,8 @@ export async function workspaceRoomProblem(workspace: WorkspaceMount, writes: Pl
   const after = { bytes: usage.bytes, files: usage.files };
   for (const write of writes) {
     const existing = usage.entries.get(path.posix.normalize(write.rel));
-    after.bytes += write.bytes - (existing?.kind === 'file' ? existing.size : 0);
+    // A new file takes whole blocks of the disk.
+    after.bytes += Math.ceil(write.bytes / BLOCK) * BLOCK - (existing?.kind === 'file' ? existing.charged : 0);
     if (existing === undefined) after.files += 1;
   }
   const limit = { bytes: workspace.maxBytes, files: workspace.maxFiles };

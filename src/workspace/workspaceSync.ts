@@ -1,183 +1,262 @@
 // A chat's workspace in the shared store, so the instance that takes a chat over (a failover, or simply the next
-// turn landing elsewhere) finds the files the last run left. The store holds a manifest per chat (path → sha256,
-// folders, symlink texts, a version) carrying small files inline, and one content-addressed blob per larger file,
-// so a restore costs one read plus one per large file the local copy lacks, and a push sends only changed blobs. Nothing is ever followed: symlinks travel as
-// their text, and files are read and written through safeFiles.ts.
+// turn landing elsewhere) finds the files the last run left. The store is trusted no more than a script: the
+// manifest is sealed and its paths checked (storeManifest.ts), every chunk and file is checked against its sha256
+// before it takes its name, and nothing is ever followed (symlinks travel as their text; every file is reached by
+// descriptor). Files move in chunks, never whole in memory; a chat's stored bytes stay within its workspace bound,
+// and chunks no manifest names any more are removed.
 import { createHash } from 'node:crypto';
-import { chown, lchown, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fchownSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import { scanTree, type TreeScan } from '../exec/workspaceTree.ts';
 import type { Store } from '../store/types.ts';
-import { type Owner, readInside, writeInside } from './safeFiles.ts';
-
-const manifestSchema = z.object({
-  version: z.number().int().nonnegative(),
-  /** When every blob's expiry was last pushed forward (ms). */
-  blobsAt: z.number(),
-  entries: z.array(
-    z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('dir'), path: z.string() }),
-      z.object({
-        kind: z.literal('file'),
-        path: z.string(),
-        size: z.number().int().nonnegative(),
-        sha: z.string().regex(/^[0-9a-f]{64}$/),
-        /** A small file's content (base64), carried in the manifest instead of a blob of its own. */
-        data: z.string().optional(),
-      }),
-      z.object({ kind: z.literal('link'), path: z.string(), target: z.string() }),
-    ]),
-  ),
-});
-type Manifest = z.infer<typeof manifestSchema>;
-
-/** What this instance last pushed or restored, kept beside the folder: its version and each file's hash by identity. */
-const localStateSchema = z.object({
-  version: z.number().int().nonnegative(),
-  files: z.record(z.string(), z.object({ size: z.number(), mtimeMs: z.number(), ino: z.number(), sha: z.string() })),
-});
-type LocalState = z.infer<typeof localStateSchema>;
-
-const EMPTY_STATE: LocalState = { version: 0, files: {} };
-/** Files up to this size ride inline in the manifest, up to INLINE_TOTAL bytes in all (unpacked documents are many small parts). */
-const INLINE_FILE = 64 * 1024;
-const INLINE_TOTAL = 4 * 1024 * 1024;
-const manifestKey = (chatId: string) => `workspace/${chatId}`;
-const blobKey = (sha: string) => `workspace-blob/${sha}`;
+import type { ManifestSeal } from './manifestSeal.ts';
+import { OpenFolders, type Owner } from './folderFd.ts';
+import { openForRead, readInside, readlinkInside, removeInside, writeAll } from './safeFiles.ts';
+import { blobKey, CHUNK_BYTES, chunksOf, type FileEntry, INLINE_FILE, INLINE_TOTAL, type KnownFile, type LocalState, type Manifest, readManifest, readState, writeManifest, writeState } from './storeManifest.ts';
 
 export interface SyncContext {
   store: Store;
+  seal: ManifestSeal;
   chatId: string;
+  /** The chat's files. */
   dir: string;
-  /** The folder's local state file. */
-  stateFile: string;
+  /** The bot's own folder of the chat (its sync record). */
+  metaDir: string;
   ttlMs: number;
+  /** The workspace bound: at most this many bytes of the chat's files are kept in the store. */
+  maxBytes: number;
   owner?: Owner;
   now: number;
 }
 
-async function readState(file: string): Promise<LocalState> {
+/** Chunk uploads (or one file's chunk fetches) in flight at once; files fetched at once. */
+const IN_FLIGHT = 4;
+const FILES_IN_FLIGHT = 4;
+let restoreSequence = 0;
+
+const known = (entry: FileEntry): KnownFile => ({ size: entry.size, mtimeMs: 0, ino: 0, sha: entry.sha, ...(entry.chunks === undefined ? {} : { chunks: entry.chunks }) });
+
+/** Reads a file chunk by chunk: its sha256, its chunks' hashes, and each chunk handed to `each` as it goes. */
+async function streamFile(dir: string, rel: string, each?: (sha: string, chunk: Buffer) => Promise<void>): Promise<{ sha: string; chunks: string[] }> {
+  const { fd } = openForRead(dir, rel, rel);
   try {
-    const parsed = localStateSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-    return parsed.success ? parsed.data : EMPTY_STATE;
-  } catch {
-    return EMPTY_STATE;
+    const whole = createHash('sha256');
+    const chunks: string[] = [];
+    const buffer = Buffer.alloc(CHUNK_BYTES);
+    for (;;) {
+      let filled = 0;
+      while (filled < CHUNK_BYTES) {
+        const read = readSync(fd, buffer, filled, CHUNK_BYTES - filled, null);
+        if (read === 0) break;
+        filled += read;
+      }
+      if (filled === 0 && chunks.length > 0) break;
+      const chunk = buffer.subarray(0, filled);
+      whole.update(chunk);
+      const sha = createHash('sha256').update(chunk).digest('hex');
+      chunks.push(sha);
+      if (each !== undefined) await each(sha, Buffer.from(chunk));
+      if (filled < CHUNK_BYTES) break;
+    }
+    return { sha: whole.digest('hex'), chunks };
+  } finally {
+    closeSync(fd);
   }
 }
 
-/** Hashes of the scan's files, reusing the last known hash of a file whose size, time and inode are unchanged. */
-async function hashFiles(dir: string, scan: TreeScan, state: LocalState): Promise<Map<string, { sha: string; bytes?: Buffer }>> {
-  const hashes = new Map<string, { sha: string; bytes?: Buffer }>();
-  await Promise.all(
-    [...scan.entries].map(async ([rel, entry]) => {
-      if (entry.kind !== 'file') return;
-      const known = state.files[rel];
-      if (known !== undefined && known.size === entry.size && known.mtimeMs === entry.mtimeMs && known.ino === entry.ino) {
-        hashes.set(rel, { sha: known.sha });
-        return;
-      }
-      const read = await readInside(dir, rel, rel, Number.MAX_SAFE_INTEGER).catch(() => undefined);
-      if (read !== undefined) hashes.set(rel, { sha: createHash('sha256').update(read.bytes).digest('hex'), bytes: read.bytes });
-    }),
-  );
-  return hashes;
-}
+const unchanged = (known: KnownFile | undefined, entry: { size: number; mtimeMs: number; ino: number }): known is KnownFile =>
+  known !== undefined && known.size === entry.size && known.mtimeMs === entry.mtimeMs && known.ino === entry.ino;
 
-/** Pushes the folder to the store (blobs it lacks, then the manifest); returns the version pushed. */
-export async function pushWorkspace(context: SyncContext): Promise<number> {
-  const { store, dir } = context;
-  const [scan, state, stored] = await Promise.all([scanTree(dir), readState(context.stateFile), store.get<unknown>('workspaces', manifestKey(context.chatId))]);
-  const previous = manifestSchema.safeParse(stored);
-  const before = previous.success ? previous.data : undefined;
-  const hashes = await hashFiles(dir, scan, state);
-  const known = new Set(before?.entries.flatMap((entry) => (entry.kind === 'file' && entry.data === undefined ? [entry.sha] : [])) ?? []);
+/** Pushes the folder to the store (chunks it lacks, then the sealed manifest); returns the version and the files left out. */
+export async function pushWorkspace(context: SyncContext): Promise<{ version: number; left: string[] }> {
+  const { store, dir, chatId } = context;
+  const [scan, state, stored] = await Promise.all([scanTree(dir), readState(context.metaDir), readManifest(store, context.seal, chatId)]);
+  const before = stored.ok ? stored.manifest : undefined;
   const refresh = before === undefined || context.now - before.blobsAt > context.ttlMs / 2;
+  const held = refresh ? new Set<string>() : chunksOf(before);
   const entries: Manifest['entries'] = [];
-  const uploads: Array<Promise<void>> = [];
-  const sent = new Set<string>();
+  const files: LocalState['files'] = {};
+  const left: string[] = [];
+  let inflight: Array<Promise<void>> = [];
+  const upload = async (sha: string, chunk: Buffer) => {
+    if (held.has(sha)) return;
+    held.add(sha);
+    inflight.push(store.set('workspaces', blobKey(chatId, sha), chunk.toString('base64'), context.ttlMs * 2));
+    if (inflight.length >= IN_FLIGHT) await Promise.all(inflight.splice(0));
+  };
+  let storedBytes = 0;
   let inline = 0;
   for (const [rel, entry] of [...scan.entries].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (entry.kind === 'dir') entries.push({ kind: 'dir', path: rel });
     if (entry.kind === 'link') {
-      const target = await readlink(path.join(dir, rel)).catch(() => undefined);
+      const target = readlinkInside(dir, rel);
       if (target !== undefined) entries.push({ kind: 'link', path: rel, target });
     }
-    const hash = entry.kind === 'file' ? hashes.get(rel) : undefined;
-    if (hash === undefined) continue;
-    if (entry.size <= INLINE_FILE && inline + entry.size <= INLINE_TOTAL) {
-      inline += entry.size;
-      const bytes = hash.bytes ?? (await readInside(dir, rel, rel, INLINE_FILE)).bytes;
-      entries.push({ kind: 'file', path: rel, size: entry.size, sha: hash.sha, data: bytes.toString('base64') });
+    if (entry.kind !== 'file') continue;
+    // The store keeps at most the workspace bound of a chat's bytes; what is over it stays on this host only.
+    if (storedBytes + entry.size > context.maxBytes) {
+      left.push(rel);
       continue;
     }
-    entries.push({ kind: 'file', path: rel, size: entry.size, sha: hash.sha });
-    if (sent.has(hash.sha) || (known.has(hash.sha) && !refresh)) continue;
-    sent.add(hash.sha);
-    const bytes = hash.bytes ?? (await readInside(dir, rel, rel, Number.MAX_SAFE_INTEGER)).bytes;
-    uploads.push(store.set('workspaces', blobKey(hash.sha), bytes.toString('base64'), context.ttlMs * 2));
+    try {
+      const known = state.files[rel];
+      let file: FileEntry;
+      if (entry.size <= INLINE_FILE && inline + entry.size <= INLINE_TOTAL) {
+        const read = await readInside(dir, rel, rel, INLINE_FILE);
+        if (read.truncated) throw new Error('grew while it was read');
+        inline += read.size;
+        file = { kind: 'file', path: rel, size: read.size, sha: createHash('sha256').update(read.bytes).digest('hex'), data: read.bytes.toString('base64') };
+      } else if (unchanged(known, entry) && known.chunks !== undefined && known.chunks.every((sha) => held.has(sha))) {
+        file = { kind: 'file', path: rel, size: entry.size, sha: known.sha, chunks: known.chunks };
+      } else {
+        const streamed = await streamFile(dir, rel, upload);
+        file = { kind: 'file', path: rel, size: entry.size, ...streamed };
+      }
+      entries.push(file);
+      storedBytes += file.size;
+      files[rel] = { size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, sha: file.sha, ...(file.chunks === undefined ? {} : { chunks: file.chunks }) };
+    } catch {
+      left.push(rel); // A link or a hard-linked file where a file was, or gone: not copied.
+    }
   }
-  await Promise.all(uploads);
+  await Promise.all(inflight);
+  inflight = [];
   const version = Math.max(before?.version ?? 0, state.version) + 1;
-  await store.set('workspaces', manifestKey(context.chatId), { version, blobsAt: refresh ? context.now : (before?.blobsAt ?? context.now), entries } satisfies Manifest, context.ttlMs);
-  await writeState(context.stateFile, version, scan, hashes);
-  return version;
+  const manifest: Manifest = { version, blobsAt: refresh ? context.now : (before?.blobsAt ?? context.now), entries };
+  await writeManifest(store, context.seal, chatId, manifest, context.ttlMs);
+  // Chunks the new manifest no longer names (an earlier version of a file) go now, not after their TTL.
+  const kept = chunksOf(manifest);
+  await Promise.all([...chunksOf(before)].filter((sha) => !kept.has(sha)).map((sha) => store.delete('workspaces', blobKey(chatId, sha))));
+  await writeState(context.metaDir, { version, files });
+  return { version, left };
 }
 
-async function writeState(file: string, version: number, scan: TreeScan, hashes: Map<string, { sha: string }>): Promise<void> {
-  const files: LocalState['files'] = {};
+/** The local files' hashes, reusing the last known hash of a file whose size, time and inode are unchanged. */
+async function localHashes(dir: string, scan: TreeScan, state: LocalState): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
   for (const [rel, entry] of scan.entries) {
-    const hash = hashes.get(rel);
-    if (entry.kind === 'file' && hash !== undefined) files[rel] = { size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, sha: hash.sha };
+    if (entry.kind !== 'file') continue;
+    const known = state.files[rel];
+    if (unchanged(known, entry)) hashes.set(rel, known.sha);
+    else {
+      const streamed = await streamFile(dir, rel).catch(() => undefined);
+      if (streamed !== undefined) hashes.set(rel, streamed.sha);
+    }
   }
-  await writeFile(file, JSON.stringify({ version, files } satisfies LocalState), { mode: 0o600 });
+  return hashes;
+}
+
+const split = (rel: string) => ({ parent: path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel), name: path.posix.basename(rel) });
+
+/** Writes one file from the store under a temporary name, checks every chunk and the whole, then gives it its name. */
+async function fetchFile(context: SyncContext, folders: OpenFolders, entry: FileEntry): Promise<void> {
+  const { parent, name } = split(entry.path);
+  const temporary = `.skillbot-restore-${process.pid}-${(restoreSequence += 1)}`;
+  const fd = folders.get(parent).openFile(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  const whole = createHash('sha256');
+  const drop = () => folders.get(parent).remove(temporary);
+  try {
+    if (context.owner !== undefined) fchownSync(fd, context.owner.uid, context.owner.gid);
+    const pieces: Array<Promise<string | undefined>> = entry.data !== undefined ? [Promise.resolve(entry.data)] : [];
+    const names = entry.chunks ?? [];
+    let next = 0;
+    const fetch = () => context.store.get<string>('workspaces', blobKey(context.chatId, names[next++] as string));
+    while (pieces.length < IN_FLIGHT && next < names.length) pieces.push(fetch());
+    for (let index = 0; pieces.length > 0; index += 1) {
+      const data = await pieces.shift();
+      if (next < names.length) pieces.push(fetch());
+      if (data === undefined) throw new Error('the store no longer holds its content');
+      const bytes = Buffer.from(data, 'base64');
+      const expected = entry.data !== undefined ? undefined : names[index];
+      if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) throw new Error('a chunk does not match its hash');
+      whole.update(bytes);
+      writeAll(fd, bytes);
+    }
+  } catch (error) {
+    closeSync(fd);
+    drop();
+    throw error;
+  }
+  closeSync(fd);
+  if (whole.digest('hex') !== entry.sha) {
+    drop();
+    throw new Error('its content does not match its hash');
+  }
+  const folder = folders.get(parent);
+  folder.remove(name);
+  folder.rename(temporary, folder, name);
 }
 
 /**
  * Brings the folder to the store's version when the store holds a newer one than this instance last saw: fetches
- * the files whose content differs, removes what the manifest no longer lists. Returns the files fetched, or
+ * the files whose content differs, removes what the manifest no longer lists. Returns what was fetched (and
+ * refused), why the store's copy was ignored (its manifest fails its seal or its checks: nothing is written), or
  * undefined when the local folder was current.
  */
-export async function restoreWorkspace(context: SyncContext): Promise<{ fetched: number; bytes: number } | undefined> {
+export async function restoreWorkspace(context: SyncContext): Promise<{ fetched: number; bytes: number; refused: string[] } | { ignored: string } | undefined> {
   const { store, dir } = context;
-  const [stored, state] = await Promise.all([store.get<unknown>('workspaces', manifestKey(context.chatId)), readState(context.stateFile)]);
-  const parsed = manifestSchema.safeParse(stored);
-  if (!parsed.success || parsed.data.version <= state.version) return undefined;
-  const manifest = parsed.data;
+  const [stored, state] = await Promise.all([readManifest(store, context.seal, context.chatId), readState(context.metaDir)]);
+  if (!stored.ok) {
+    if (stored.why === 'absent') return undefined;
+    return { ignored: stored.why === 'unsealed' ? "its manifest is not sealed with this bot's state key" : `its manifest is invalid (${stored.detail ?? 'bad shape'})` };
+  }
+  const manifest = stored.manifest;
+  if (manifest.version <= state.version) return undefined;
   const scan = await scanTree(dir);
-  const hashes = await hashFiles(dir, scan, state);
+  const hashes = await localHashes(dir, scan, state);
   const wanted = new Map(manifest.entries.map((entry) => [entry.path, entry]));
   // What the manifest does not list, or lists as another kind, goes first (removing a link removes the link only).
   for (const [rel, entry] of [...scan.entries].sort(([a], [b]) => (a < b ? 1 : -1))) {
     const want = wanted.get(rel);
-    if (want === undefined || want.kind !== entry.kind || want.kind === 'link') await rm(path.join(dir, rel), { recursive: true, force: true });
+    if (want === undefined || want.kind !== entry.kind || want.kind === 'link') removeInside(dir, rel);
   }
-  const blobs = new Map<string, Promise<string | undefined>>();
+  const refused: string[] = [];
   let fetched = 0;
   let bytes = 0;
-  for (const entry of manifest.entries) {
-    if (entry.kind === 'dir') {
-      await mkdir(path.join(dir, entry.path), { recursive: true, mode: 0o755 });
-      if (context.owner !== undefined) await chown(path.join(dir, entry.path), context.owner.uid, context.owner.gid);
-    } else if (entry.kind === 'file' && hashes.get(entry.path)?.sha !== entry.sha) {
-      if (!blobs.has(entry.sha)) blobs.set(entry.sha, entry.data === undefined ? store.get<string>('workspaces', blobKey(entry.sha)) : Promise.resolve(entry.data));
+  let budget = context.maxBytes;
+  const files: LocalState['files'] = {};
+  const wanting: FileEntry[] = [];
+  const folders = new OpenFolders(dir, context.owner);
+  try {
+    for (const entry of manifest.entries) {
+      try {
+        const { parent, name } = split(entry.path);
+        if (entry.kind === 'dir') folders.get(entry.path);
+        if (entry.kind === 'link') folders.get(parent).symlink(entry.target, name, context.owner);
+        if (entry.kind !== 'file') continue;
+        budget -= entry.size;
+        if (budget < 0) throw new Error('over the workspace bound');
+        if (hashes.get(entry.path) !== entry.sha) wanting.push(entry);
+        else files[entry.path] = known(entry);
+      } catch (error) {
+        refused.push(`${entry.path}: ${(error as Error).message}`);
+      }
     }
+    // A few files at a time, each a few chunks at a time: the store's latency overlaps, memory stays bounded.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let entry = wanting[next++]; entry !== undefined; entry = wanting[next++]) {
+        try {
+          await fetchFile(context, folders, entry);
+          fetched += 1;
+          bytes += entry.size;
+          files[entry.path] = known(entry);
+        } catch (error) {
+          refused.push(`${entry.path}: ${(error as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+  } finally {
+    folders.close();
   }
-  for (const entry of manifest.entries) {
-    if (entry.kind === 'link') {
-      await symlink(entry.target, path.join(dir, entry.path)).catch(() => undefined);
-      if (context.owner !== undefined) await lchown(path.join(dir, entry.path), context.owner.uid, context.owner.gid).catch(() => undefined);
-    }
-    if (entry.kind !== 'file' || !blobs.has(entry.sha)) continue;
-    const data = await blobs.get(entry.sha);
-    if (data === undefined) throw new Error(`the workspace of ${context.chatId} names a file (${entry.path}) whose content the store no longer holds`);
-    const content = Buffer.from(data, 'base64');
-    await writeInside(dir, entry.path, entry.path, content, context.owner);
-    fetched += 1;
-    bytes += content.byteLength;
+  // Every fetched file now holds its manifest content: its hash is known without reading it again.
+  const after = await scanTree(dir);
+  for (const [rel, known] of Object.entries(files)) {
+    const entry = after.entries.get(rel);
+    if (entry === undefined || entry.kind !== 'file') delete files[rel];
+    else files[rel] = { ...known, size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino };
   }
-  // Every listed file now holds its manifest content: its hash is known without reading it again.
-  const shas = new Map(manifest.entries.flatMap((entry) => (entry.kind === 'file' ? [[entry.path, { sha: entry.sha }] as const] : [])));
-  await writeState(context.stateFile, manifest.version, await scanTree(dir), shas);
-  return { fetched, bytes };
+  await writeState(context.metaDir, { version: manifest.version, files });
+  return { fetched, bytes, refused };
 }

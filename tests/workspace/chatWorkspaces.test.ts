@@ -1,5 +1,6 @@
 // Chat workspaces on the host and in the shared store: what one instance leaves, another restores exactly (files,
 // folders, removals, symlinks as links); idle ones are removed after their TTL.
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,10 @@ import { silentLogger } from '../../src/ops/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { ChatWorkspaces } from '../../src/workspace/chatWorkspaces.ts';
+import { manifestSeal } from '../../src/workspace/manifestSeal.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
+const SEAL = manifestSeal(randomBytes(32));
 const DAY = 24 * 60 * 60 * 1000;
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -23,7 +26,7 @@ async function tempDir(): Promise<string> {
 }
 
 function workspaces(root: string, store: Store, now = () => Date.now()): ChatWorkspaces {
-  return new ChatWorkspaces({ settings: { root, maxBytes: 64 * 1024 * 1024, maxFiles: 1000, ttlDays: 30 }, store, owner: () => undefined, logger: silentLogger(), now });
+  return new ChatWorkspaces({ settings: { root, maxBytes: 64 * 1024 * 1024, maxFiles: 1000, ttlDays: 30 }, store, owner: () => undefined, seal: SEAL, logger: silentLogger(), now });
 }
 
 describe('idle workspaces', () => {
