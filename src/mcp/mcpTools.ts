@@ -1,0 +1,112 @@
+// What the agent asks of MCP for one turn: the world's tool definitions (byte-stable while the servers' lists
+// stay the same) and a runner for the calls the model makes to them.
+import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { ToolOutcome } from '../agent/loop.ts';
+import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
+import type { Logger } from '../ops/log.ts';
+import { type McpServerConfig, type McpSettings, worldAllowsServer } from './config.ts';
+import type { Connected, McpConnections, NotConnected } from './connections.ts';
+import { callMcpTool, type CallTurn } from './toolCall.ts';
+import { buildWorldTools, CALL_MCP_TOOL, describeFound, FIND_MCP_TOOLS, searchTools, type WorldTools } from './toolCatalog.ts';
+
+export interface McpToolsDeps {
+  settings: McpSettings;
+  budgetChars: number;
+  connections: McpConnections;
+  approvals: ApprovalRuntime;
+  grants: Grants;
+  audit: AuditLog;
+  logger: Logger;
+}
+
+/** The turn as MCP needs it. */
+export interface McpTurn extends CallTurn {
+  /** The world's `mcp` list. */
+  mcp: readonly string[];
+  /** The world's `network` list (a stdio server named there gets the egress proxy). */
+  network: readonly string[];
+  /** One line the person reads under the answer (a server that is down). */
+  notice(text: string): void;
+}
+
+export interface TurnTools {
+  definitions: AnthropicTool[];
+  handles(name: string): boolean;
+  run(name: string, input: unknown): Promise<ToolOutcome>;
+}
+
+const NONE: TurnTools = { definitions: [], handles: () => false, run: async () => ({ content: 'No MCP tools here.', isError: true }) };
+
+export class McpTools {
+  private readonly validator = new AjvJsonSchemaValidator();
+  /** Per world: the listings a tool set was built from, and the set (same lists: the same object, the same bytes). */
+  private readonly cache = new Map<string, { lists: ReadonlyArray<readonly Tool[]>; tools: WorldTools }>();
+
+  constructor(private readonly deps: McpToolsDeps) {}
+
+  /** The servers a world may use, in name order. */
+  serversFor(mcp: readonly string[]): McpServerConfig[] {
+    return this.deps.settings.servers.filter((server) => worldAllowsServer(mcp, server.name));
+  }
+
+  private connect(server: McpServerConfig, turn: McpTurn): Promise<Connected | NotConnected> {
+    const network = turn.network.includes('*') || turn.network.includes(server.name);
+    return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network });
+  }
+
+  /** Connects the world's servers (warm ones answer at once) and builds the turn's tools. */
+  async forTurn(turn: McpTurn): Promise<TurnTools> {
+    const servers = this.serversFor(turn.mcp);
+    if (servers.length === 0) return NONE;
+    const connected = await Promise.all(servers.map(async (server) => ({ server, connection: await this.connect(server, turn) })));
+    const listings = connected.flatMap(({ server, connection }) => {
+      if (connection.ok) return [{ server: server.name, tools: connection.tools() }];
+      this.deps.logger.warn({ server: server.name, worldId: turn.worldId, why: connection.why }, 'MCP server left out of the turn');
+      return [];
+    });
+    const tools = this.toolSet(turn.worldId, listings);
+    const byServer = new Map(servers.map((server) => [server.name, server]));
+    const find = (name: string) => tools.entries.get(name) ?? [...tools.entries.values()].find((entry) => entry.fullName === name);
+    const call = (name: string, input: unknown): Promise<ToolOutcome> => {
+      const entry = find(name);
+      if (entry === undefined) return Promise.resolve({ content: `There is no MCP tool "${name}" here${tools.search ? `: use ${FIND_MCP_TOOLS} to find one` : ''}.`, isError: true });
+      const server = byServer.get(entry.server);
+      if (server === undefined) return Promise.resolve({ content: `The MCP server ${entry.server} is not offered here.`, isError: true });
+      const connect = async () => {
+        const result = await this.connect(server, turn);
+        if (!result.ok) turn.notice(`The MCP server ${server.name} could not be used: ${result.why}.`);
+        return result;
+      };
+      return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, validator: this.validator }, turn, entry, input, connect);
+    };
+    return {
+      definitions: tools.definitions,
+      handles: (name) => (tools.search ? name === FIND_MCP_TOOLS || name === CALL_MCP_TOOL : tools.entries.has(name)),
+      run: async (name, input) => {
+        if (name === FIND_MCP_TOOLS) {
+          const query = typeof (input as { query?: unknown } | null)?.query === 'string' ? (input as { query: string }).query : '';
+          const found = searchTools(tools, query);
+          return { content: found.length === 0 ? `No MCP tool matches "${query.slice(0, 200)}".` : found.map(describeFound).join('\n\n') };
+        }
+        if (name === CALL_MCP_TOOL) {
+          const { name: tool, arguments: args } = (input ?? {}) as { name?: unknown; arguments?: unknown };
+          if (typeof tool !== 'string') return { content: `${CALL_MCP_TOOL} needs {"name": "mcp__<server>__<tool>", "arguments": {...}}.`, isError: true };
+          return call(tool, args ?? {});
+        }
+        return call(name, input);
+      },
+    };
+  }
+
+  private toolSet(worldId: string, listings: Array<{ server: string; tools: readonly Tool[] }>): WorldTools {
+    const lists = listings.map((listing) => listing.tools);
+    const cached = this.cache.get(worldId);
+    if (cached !== undefined && cached.lists.length === lists.length && cached.lists.every((list, index) => list === lists[index])) return cached.tools;
+    const tools = buildWorldTools(listings, this.deps.budgetChars);
+    for (const refused of tools.refused) this.deps.logger.warn({ worldId, server: refused.server, tool: refused.tool.slice(0, 200), why: refused.why }, 'MCP tool refused');
+    this.cache.set(worldId, { lists, tools });
+    return tools;
+  }
+}
