@@ -39,6 +39,17 @@ export interface ConnectionDeps {
   authProvider?: (server: McpServerConfig & { type: 'http' | 'sse' }, personId: string) => OAuthClientProvider & { pendingUrl(): string | undefined };
   /** Called when a server's tool list changed, so cached tool sets are rebuilt. */
   onToolsChanged?: () => void;
+  /** The bot's own folders (its working folder, store, workspaces, config): a stdio server never sees them. */
+  botPaths?: readonly string[];
+}
+
+/** The first folder to mount that is, or holds, one of the bot's own folders. */
+export function exposesBot(folders: readonly string[], botPaths: readonly string[]): { folder: string; holds: string } | undefined {
+  for (const folder of folders) {
+    const holds = botPaths.find((own) => own === folder || own.startsWith(`${folder}/`));
+    if (holds !== undefined) return { folder, holds };
+  }
+  return undefined;
 }
 
 /** Which connection serves a call: a stdio server per world, a shared remote server once, a signed-in one per person. */
@@ -83,12 +94,17 @@ class ServerConnection {
   }
 
   private async startStdio(server: McpServerConfig & { type: 'stdio' }): Promise<Transport | NotConnected> {
+    const readOnly = foldersToSee(server.command, server.args);
+    const exposed = exposesBot(readOnly, this.deps.botPaths ?? []);
+    if (exposed !== undefined) {
+      return { ok: false, why: `the MCP server ${server.name} is not started: its command line names a file in ${exposed.folder}, which holds the bot's own ${exposed.holds}, and a server never sees the bot's files (move the server's files elsewhere)` };
+    }
     const started = await this.deps.launcher.start({
       name: `mcp ${server.name} for ${this.scope.worldId}`,
       command: server.command,
       args: server.args,
       env: server.env,
-      readOnly: foldersToSee(server.command, server.args),
+      readOnly,
       network: this.scope.network,
       owner: `mcp:${server.name}:${this.scope.worldId}`,
     });

@@ -1,5 +1,7 @@
 // The bot's MCP side, built once from the config: the sandbox launcher for stdio servers, the connections, and
 // the tools the agent offers. Absent when no server is configured.
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import { createServiceLauncher } from '../exec/longRunning.ts';
@@ -12,6 +14,21 @@ export interface Mcp {
   tools: McpTools;
   connections: McpConnections;
   close(): Promise<void>;
+}
+
+/** The bot's own folders, absolute and resolved through links: its working folder, store, workspaces, config. */
+function botPaths(config: Config): string[] {
+  const store = /^sqlite:\/\/(.+)$/.exec(config.storeUrl)?.[1];
+  const paths = [process.cwd(), config.workspace.root, ...(store === undefined ? [] : [path.dirname(store)]), ...(config.configFile === undefined ? [] : [path.dirname(config.configFile)])];
+  return [...new Set(paths.map((entry) => realpathOr(path.resolve(entry))))];
+}
+
+function realpathOr(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
 }
 
 export function mcpFromConfig(
@@ -27,7 +44,7 @@ export function mcpFromConfig(
     sandbox: () => deps.executor.sandbox(),
     logger,
   });
-  const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, ...(deps.authProvider === undefined ? {} : { authProvider: deps.authProvider }) });
+  const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), ...(deps.authProvider === undefined ? {} : { authProvider: deps.authProvider }) });
   const tools = new McpTools({
     settings: config.mcp,
     budgetChars: config.agent.mcpToolBudgetChars,
