@@ -4,6 +4,7 @@ import { shortHash } from '../../src/approvals/index.ts';
 import { SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';
 import { visible } from '../../src/text/visible.ts';
+import { MCP_CONTENT } from '../../src/mcp/approvalCard.ts';
 import { safeText } from './slackText.ts';
 
 export type SlackBlock = types.KnownBlock;
@@ -76,7 +77,10 @@ function questionBlocks(record: ApprovalRecord): SlackBlock[] {
       elements: [
         {
           type: 'mrkdwn',
-          text: `Skill \`${safeText(visible(record.skillId))}\` · content \`${shortHash(record.skillHash)}\` · asked by ${person(record.requesterId)}`,
+          text:
+            record.skillHash === MCP_CONTENT
+              ? `MCP tool \`${safeText(visible(record.skillId))}\` · asked by ${person(record.requesterId)}`
+              : `Skill \`${safeText(visible(record.skillId))}\` · content \`${shortHash(record.skillHash)}\` · asked by ${person(record.requesterId)}`,
         },
       ],
     },
