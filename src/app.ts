@@ -186,7 +186,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   sweepWorkspaces();
   const workspaceSweeper = setInterval(sweepWorkspaces, WORKSPACE_SWEEP_MS);
   workspaceSweeper.unref();
-  const mcp = mcpFromConfig(config, { executor, approvals, grants, audit, logger });
+  const mcp = mcpFromConfig(config, { executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret });
   const engine = new Engine({
     config,
     ...(mcp === undefined ? {} : { mcp: mcp.tools }),

@@ -91,9 +91,12 @@ async function chat(args: string[], host: CliHost, config: Config, log: ProcessL
   // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
   // answers what a killed session left in a chat this session resumes.
   app.dispatcher.start();
+  // MCP sign-in lands on the bot's listener: the terminal chat opens one when a server may need it.
+  const callback = app.mcp === undefined ? undefined : await (await import('./mcp/signInListener.ts')).signInListener(app.mcp.signIns, config, chatLogger);
   try {
     return await host.terminal(app, { worldId: values.world, chatId: values.chat, ...(onTerminal ? { logFile: CHAT_LOG_FILE } : {}) });
   } finally {
+    await callback?.close();
     await app.close();
   }
 }
@@ -122,6 +125,7 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   // METRICS_PORT: its own listener (bound to HOST like the other), so a firewall or a Kubernetes Service can keep
   // it private while PORT takes Slack's events. Without it, /metrics is on PORT.
   const metricsHttp = config.metricsPort === undefined ? http : new HttpServer(logger, async () => ({ ok: true, detail: {} }));
+  if (app.mcp !== undefined) (await import('./mcp/oauthCallback.ts')).mountOAuthCallback(http, app.mcp.signIns);
   metricsHttp.route('GET', '/metrics', async (_req, res) => {
     const text = await app.metrics.render();
     res.writeHead(200, { 'content-type': app.metrics.contentType }).end(text);

@@ -164,7 +164,8 @@ export class Engine {
     const opening: MessageParam[] = withFiles(await turnOpening(this.deps, turn, message), filesIn);
     const catalog = this.catalogs.forWorld(snapshot, settings);
     const system = buildSystemPrompt(catalog.text);
-    const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network });
+    const tellPrivately = platform.tellPrivately === undefined ? {} : { tellPrivately: (text: string) => platform.tellPrivately!(message.chatId, message.userId, text) };
+    const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, ...tellPrivately });
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     const result = await runLoop({
       client: this.deps.client,

@@ -21,7 +21,7 @@ const remoteEntry = (type: 'http' | 'sse') =>
     .strict();
 
 export const mcpServersSchema = z.record(
-  z.string().regex(SERVER_NAME, 'a server name is 1-32 of a-z, 0-9, _ and -'),
+  z.string(),
   z.union([stdioEntry, remoteEntry('http'), remoteEntry('sse')]),
 );
 export type McpServersInput = z.infer<typeof mcpServersSchema>;
@@ -57,6 +57,7 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
   return Object.entries(input ?? {})
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, entry]): McpServerConfig => {
+      if (!SERVER_NAME.test(name)) throw new ConfigError(`mcpServers: "${name}" is not a server name (1-32 of a-z, 0-9, _ and -).`);
       if ('command' in entry) {
         return {
           name,

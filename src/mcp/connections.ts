@@ -88,7 +88,7 @@ class ServerConnection {
     if (server.type === 'stdio') return this.startStdio(server);
     const url = new URL(server.url);
     const requestInit = { headers: server.headers };
-    const authProvider = Object.keys(server.headers).length === 0 ? this.deps.authProvider?.(server, this.scope.personId) : undefined;
+    const authProvider = Object.keys(server.headers).length === 0 ? this.authProvider() : undefined;
     const options = { requestInit, ...(authProvider === undefined ? {} : { authProvider }) };
     return server.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
   }
@@ -157,9 +157,17 @@ class ServerConnection {
     return { ok: true, client, tools: () => this.tools };
   }
 
-  private signInUrl(): string | undefined {
+  private provider: ReturnType<NonNullable<ConnectionDeps['authProvider']>> | undefined;
+
+  /** One provider per connection: it keeps the link the SDK last sent the person to. */
+  private authProvider() {
     if (this.server.type === 'stdio') return undefined;
-    return this.deps.authProvider?.(this.server, this.scope.personId).pendingUrl();
+    this.provider ??= this.deps.authProvider?.(this.server, this.scope.personId);
+    return this.provider;
+  }
+
+  private signInUrl(): string | undefined {
+    return this.authProvider()?.pendingUrl();
   }
 
   async close(): Promise<void> {

@@ -7,12 +7,17 @@ import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import { createServiceLauncher } from '../exec/longRunning.ts';
 import type { Executor } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
-import { type ConnectionDeps, McpConnections } from './connections.ts';
+import type { Store } from '../store/types.ts';
+import { McpConnections } from './connections.ts';
+import { SignIns } from './signIn.ts';
+import { TokenVault } from './tokenVault.ts';
 import { McpTools } from './mcpTools.ts';
 
 export interface Mcp {
   tools: McpTools;
   connections: McpConnections;
+  /** Per-person sign-in: the callback route's work, `skillbot mcp disconnect`. */
+  signIns: SignIns;
   close(): Promise<void>;
 }
 
@@ -33,10 +38,11 @@ function realpathOr(target: string): string {
 
 export function mcpFromConfig(
   config: Config,
-  deps: { executor: Pick<Executor, 'sandbox'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; authProvider?: ConnectionDeps['authProvider'] },
+  deps: { executor: Pick<Executor, 'sandbox'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; store: Store; stateKey: Buffer },
 ): Mcp | undefined {
   if (config.mcp.servers.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'mcp' });
+  const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
   const launcher = createServiceLauncher({
     mode: config.sandbox.mode,
     limits: config.sandbox.limits,
@@ -44,7 +50,7 @@ export function mcpFromConfig(
     sandbox: () => deps.executor.sandbox(),
     logger,
   });
-  const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), ...(deps.authProvider === undefined ? {} : { authProvider: deps.authProvider }) });
+  const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
   const tools = new McpTools({
     settings: config.mcp,
     budgetChars: config.agent.mcpToolBudgetChars,
@@ -53,6 +59,7 @@ export function mcpFromConfig(
     grants: deps.grants,
     audit: deps.audit,
     logger,
+    signIns,
   });
-  return { tools, connections, close: () => connections.close() };
+  return { tools, connections, signIns, close: () => connections.close() };
 }

@@ -2,6 +2,7 @@
 // approval (or a grant, or the world's mcpNoApproval), the call bounded by MCP_TIMEOUT_MS and ended by Stop
 // (the SDK sends notifications/cancelled), the result as the model reads it, and an audit entry.
 import { createHash } from 'node:crypto';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
@@ -37,6 +38,15 @@ export interface CallTurn {
 
 const failure = (content: string): ToolOutcome => ({ content, isError: true });
 
+/** How a call reaches its server for the requester: connect, sign in when it answers 401, start afresh. */
+export interface ServerLink {
+  connect(): Promise<Connected | NotConnected>;
+  /** Sends the person the link privately and waits for them; then connects again. */
+  signIn(url: string): Promise<Connected | NotConnected>;
+  /** Drops the connection (the server said 401 mid-way: the tokens were revoked). */
+  reset(): Promise<void>;
+}
+
 /** The arguments as the tool's schema wants them, or one sentence saying what is wrong (nobody is asked then). */
 export function checkArguments(validator: AjvJsonSchemaValidator, entry: McpToolEntry, input: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; why: string } {
   const args = input === undefined || input === null ? {} : input;
@@ -58,7 +68,7 @@ export async function callMcpTool(
   turn: CallTurn,
   entry: McpToolEntry,
   input: unknown,
-  connect: () => Promise<Connected | NotConnected>,
+  link: ServerLink,
 ): Promise<ToolOutcome> {
   const checked = checkArguments(deps.validator, entry, input);
   if (!checked.ok) return failure(`${entry.fullName} was not called: ${checked.why}.`);
@@ -88,7 +98,7 @@ export async function callMcpTool(
   }
   turn.progress(`Calling ${entry.fullName}…`);
   const started = performance.now();
-  const outcome = await invoke(deps, turn, entry, args, connect);
+  const outcome = await invoke(deps, turn, entry, args, link);
   await deps.audit.record({
     at: Date.now(),
     kind: 'run',
@@ -115,15 +125,22 @@ async function invoke(
   turn: CallTurn,
   entry: McpToolEntry,
   args: Record<string, unknown>,
-  connect: () => Promise<Connected | NotConnected>,
+  link: ServerLink,
+  retried = false,
 ): Promise<{ status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'stopped'; result: ToolOutcome }> {
-  const connection = await connect();
+  let connection = await link.connect();
+  if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
   if (!connection.ok) return { status: 'failed', result: failure(`${entry.fullName} could not be called: ${connection.why}.`) };
   try {
     const result = await connection.client.callTool({ name: entry.tool, arguments: args }, undefined, { signal: turn.signal, timeout: deps.timeoutMs });
     const outcome = outcomeOfResult(result);
     return { status: outcome.isError === true ? 'tool_error' : 'ok', result: outcome };
   } catch (error) {
+    // Tokens revoked since the connection opened: once, start afresh (a refresh, or a new sign-in).
+    if (error instanceof UnauthorizedError && !retried) {
+      await link.reset();
+      return invoke(deps, turn, entry, args, link, true);
+    }
     const message = oneLine((error as Error).message);
     if (turn.signal.aborted) return { status: 'stopped', result: failure(`${entry.fullName} was cancelled: the person stopped the turn.`) };
     if (/timed out|timeout/i.test(message)) {

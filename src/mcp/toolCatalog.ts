@@ -131,13 +131,15 @@ export function buildWorldTools(listings: readonly ServerListing[], budgetChars:
   return { entries, definitions: search ? searchDefinitions(servers) : all, search, refused };
 }
 
-/** find_mcp_tools: the best matches by words in the name, title and description, best first. */
+const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+
+/** find_mcp_tools: the best matches by whole words of the name, title and description, best first. */
 export function searchTools(tools: WorldTools, query: string, limit = 8): McpToolEntry[] {
-  const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 1);
+  const words = [...new Set(wordsOf(query))];
   const scored = [...tools.entries.values()].map((entry) => {
-    const name = `${entry.server} ${entry.tool} ${entry.title ?? ''}`.toLowerCase();
-    const text = entry.description.toLowerCase();
-    const score = words.reduce((total, word) => total + (name.includes(word) ? 3 : 0) + (text.includes(word) ? 1 : 0), 0);
+    const name = new Set(wordsOf(`${entry.server} ${entry.tool} ${entry.title ?? ''}`));
+    const text = new Set(wordsOf(entry.description));
+    const score = words.reduce((total, word) => total + (name.has(word) ? 3 : 0) + (text.has(word) ? 1 : 0), 0);
     return { entry, score };
   });
   return scored

@@ -112,3 +112,36 @@ describe('mcpNoApproval', () => {
     expect(quiet.questions.map((question) => question.title)).toEqual(['Call mcp__everything__get-sum (MCP server everything)?']);
   }, 60_000);
 });
+
+describe('past agent.mcpToolBudgetChars', () => {
+  let small: McpHarness;
+  beforeAll(async () => {
+    small = await startMcpHarness({ everything: { command: 'node', args: [EVERYTHING_ENTRY, 'stdio'] } }, {}, (config) => {
+      config.agent.mcpToolBudgetChars = 100;
+    });
+  }, 60_000);
+  afterAll(async () => small?.close());
+
+  it('the model finds a tool with find_mcp_tools and calls it with call_mcp_tool, approved the same way', async () => {
+    const seen: string[] = [];
+    let tools: string[] = [];
+    small.fake.setBrain((req) => {
+      tools = req.tools.map((tool) => tool.name);
+      return stepsBrain(
+        [
+          toolUseReply('find_mcp_tools', { query: 'add two numbers sum' }, { text: 'Searching.' }),
+          toolUseReply('call_mcp_tool', { name: 'mcp__everything__get-sum', arguments: { a: 40, b: 2 } }, { text: 'Calling.' }),
+          textReply('ok'),
+        ],
+        seen,
+      )(req);
+    });
+    small.answers.push({ option: 'yes_once' });
+    await small.say('add');
+    expect(tools.filter((name) => name.includes('mcp'))).toEqual(['find_mcp_tools', 'call_mcp_tool']);
+    expect(seen[0]).toContain('name: mcp__everything__get-sum');
+    expect(seen[0]).toContain('input schema: {');
+    expect(small.questions.map((question) => question.title)).toEqual(['Call mcp__everything__get-sum (MCP server everything)?']);
+    expect(seen[1]).toContain('42');
+  }, 60_000);
+});
