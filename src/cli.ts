@@ -45,7 +45,8 @@ const USAGE = `usage: skillbot <command>
   doctor                         check the sandbox, the store, platform credentials and skills (exit 1 on a failure)
   skills list|show|catalog|validate|match …
   audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json]
-  grants list|revoke …`;
+  grants list|revoke …
+  mcp list [--json] | mcp disconnect SERVER [--user ID]`;
 
 /**
  * How long a SIGTERM lets running turns finish before their chats are left queued. Docker and Kubernetes kill
@@ -224,8 +225,12 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
           runGrantsCommand(rest, { store, output: host.output, sealer: createRecordSealer(loadStateKey(config).secret) }),
         );
       }
+      case 'mcp': {
+        const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('./mcp/commands.ts'), import('./approvals/index.ts')]);
+        return await withStore(config, (store) => runMcpCommand(rest, { config, store, stateKey: loadStateKey(config).secret, output: host.output }));
+      }
       default:
-        host.output.err(`skillbot: unknown command "${command}". Commands: start, chat, doctor, skills, audit, grants.`);
+        host.output.err(`skillbot: unknown command "${command}". Commands: start, chat, doctor, skills, audit, grants, mcp.`);
         return 2;
     }
   } catch (error) {

@@ -57,11 +57,20 @@ export class TokenVault {
   async updatePerson(server: string, personId: string, change: (record: SignInRecord) => SignInRecord): Promise<void> {
     const next = change(await this.person(server, personId));
     await this.store.set('mcp', TokenVault.key('person', server, personId), this.seal(next), KEEP_MS);
+    const people = await this.people(server);
+    if (!people.includes(personId)) await this.store.set('mcp', TokenVault.key('people', server), this.seal([...people, personId]), KEEP_MS);
+  }
+
+  /** Who has (or had) a sign-in record for the server: for `skillbot mcp disconnect SERVER` without --user. */
+  async people(server: string): Promise<string[]> {
+    return this.open<string[]>(await this.store.get('mcp', TokenVault.key('people', server))) ?? [];
   }
 
   async forget(server: string, personId: string): Promise<boolean> {
     const had = (await this.person(server, personId)).tokens !== undefined;
     await this.store.delete('mcp', TokenVault.key('person', server, personId));
+    const people = (await this.people(server)).filter((id) => id !== personId);
+    await this.store.set('mcp', TokenVault.key('people', server), this.seal(people), KEEP_MS);
     return had;
   }
 

@@ -35,8 +35,21 @@ export async function runDoctor(config: Config, deps: DoctorDeps): Promise<numbe
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
   const validation = await validateFolders(config.skillsDirs, 'runtime');
   checks.push(skills(config, validation), await dependencies(validation));
+  if (config.mcp.servers.length > 0) checks.push(...(await mcpServers(config)));
   for (const check of checks) deps.output.out(`${check.verdict.padEnd(4)}  ${check.name}: ${check.text}`);
   return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
+}
+
+/** One line per MCP server: reached as the bot would reach it (src/mcp/commands.ts). */
+async function mcpServers(config: Config): Promise<Check[]> {
+  const [{ probeServers, serverChecks }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../approvals/index.ts')]);
+  const storeOf = await createStore(config.storeUrl).catch(() => undefined);
+  if (storeOf === undefined) return [{ verdict: 'FAIL', name: 'mcp', text: 'the store cannot be opened, so the MCP servers were not checked' }];
+  try {
+    return serverChecks(await probeServers(config, storeOf, loadStateKey(config).secret));
+  } finally {
+    await storeOf.close();
+  }
 }
 
 async function sandbox(config: Config): Promise<Check[]> {
