@@ -131,8 +131,13 @@ async function invoke(
   let connection = await link.connect();
   if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
   if (!connection.ok) return { status: 'failed', result: failure(`${entry.fullName} could not be called: ${connection.why}.`) };
+  // A signal of the call's own, tied to the turn's: the SDK leaves its listener on the signal it is given.
+  const call = new AbortController();
+  const stop = () => call.abort(turn.signal.reason);
+  turn.signal.addEventListener('abort', stop, { once: true });
+  if (turn.signal.aborted) stop();
   try {
-    const result = await connection.client.callTool({ name: entry.tool, arguments: args }, undefined, { signal: turn.signal, timeout: deps.timeoutMs });
+    const result = await connection.client.callTool({ name: entry.tool, arguments: args }, undefined, { signal: call.signal, timeout: deps.timeoutMs });
     const outcome = outcomeOfResult(result);
     return { status: outcome.isError === true ? 'tool_error' : 'ok', result: outcome };
   } catch (error) {
@@ -147,5 +152,7 @@ async function invoke(
       return { status: 'timeout', result: failure(`${entry.fullName} did not answer within ${Math.round(deps.timeoutMs / 1000)} seconds (MCP_TIMEOUT_MS), so the call was cancelled.`) };
     }
     return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} answered with an error or something unreadable (${message}).`) };
+  } finally {
+    turn.signal.removeEventListener('abort', stop);
   }
 }
