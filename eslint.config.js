@@ -20,11 +20,17 @@ const approvalsPatterns = [
 const workspacePatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/approvals/**'], message: "src/workspace holds a chat's files; the agent uses it, never the reverse." },
 ];
-// Only the guarded exec path may start processes.
-const processPaths = ['execa', 'node:child_process', 'child_process'].map((name) => ({
+// Only the guarded exec path may start processes (the MCP SDK's stdio client spawns its server itself).
+const processPaths = ['execa', 'node:child_process', 'child_process', '@modelcontextprotocol/sdk/client/stdio.js'].map((name) => ({
   name,
-  message: 'Run processes only through src/exec (the one guarded path).',
+  message: 'Run processes only through src/exec (the one guarded path); a stdio MCP server runs through src/exec/longRunning.ts.',
 }));
+// MCP is a service the agent calls: src/mcp never reaches into the turn's other parts (types of the agent's
+// tool results aside).
+const mcpPatterns = [
+  { group: ['**/agent/**'], allowTypeImports: true, message: 'src/mcp is called by the agent: import only its types.' },
+  { group: ['**/chats/**', '**/lifecycle/**', '**/workspace/**', '**/skills/**', '**/install/**'], message: 'src/mcp knows servers, tools and sign-ins, not chats, skills or workspaces.' },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
@@ -53,6 +59,10 @@ export default tseslint.config(
   {
     files: ['src/workspace/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...workspacePatterns] }] },
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns, ...mcpPatterns] }] },
   },
   {
     files: ['src/exec/**/*.ts'],

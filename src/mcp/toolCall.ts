@@ -3,7 +3,7 @@
 // (the SDK sends notifications/cancelled), the result as the model reads it, and an audit entry.
 import { createHash } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence } from '../approvals/index.ts';

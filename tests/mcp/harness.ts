@@ -3,6 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';
+import type { Config } from '../../src/config/config.ts';
 import { resolveMcpServers, type McpServersInput } from '../../src/mcp/config.ts';
 import { type Harness, startHarness } from '../agent/harness.ts';
 
@@ -18,7 +19,7 @@ export interface McpHarness extends Harness {
 export async function startMcpHarness(
   servers: McpServersInput,
   world: { mcp?: string[]; mcpNoApproval?: string[]; network?: string[] } = {},
-  tweak: (config: import('../../src/config/config.ts').Config) => void = () => {},
+  tweak: (config: Config) => void = () => {},
 ): Promise<McpHarness> {
   const questions: ApprovalRecord[] = [];
   const answers: McpHarness['answers'] = [];
