@@ -203,8 +203,9 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
         return await runDoctor(config, { output: host.output });
       }
       case 'skills': {
-        const { runSkillsCommand } = await import('./skills/commands.ts');
+        const [{ runSkillsCommand }, { offeredServers }] = await Promise.all([import('./skills/commands.ts'), import('./mcp/skillNeeds.ts')]);
         return await runSkillsCommand(rest, {
+          mcpServersOffered: offeredServers(config),
           skillsDirs: config.skillsDirs,
           output: host.output,
           catalogBudgetChars: config.agent.catalogBudgetChars,

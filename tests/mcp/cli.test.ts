@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,13 @@ beforeAll(async () => {
   const config = join(dir, 'skillbot.yaml');
   await writeFile(
     config,
-    ['mcpServers:', '  everything:', '    command: node', `    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]`, '  down:', '    type: http', '    url: http://127.0.0.1:9/mcp', '    headers: { Authorization: "Bearer ${DOWN_TOKEN:-x}" }', ''].join('\n'),
+    ['mcpServers:', '  everything:', '    command: node', `    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]`, '  down:', '    type: http', '    url: http://127.0.0.1:9/mcp', '    headers: { Authorization: "Bearer ${DOWN_TOKEN:-x}" }', 'defaults: { mcp: [everything] }', ''].join('\n'),
+  );
+  // A skill written for public collections: it calls Notion's tools (`Server:tool`) and everything's.
+  await mkdir(join(dir, 'skills', 'notes-to-notion'), { recursive: true });
+  await writeFile(
+    join(dir, 'skills', 'notes-to-notion', 'SKILL.md'),
+    '---\nname: notes-to-notion\ndescription: Files meeting notes in Notion.\n---\nSearch with `Notion:notion-search`, then echo with mcp__everything__echo.\n',
   );
   env = { SKILLBOT_CONFIG: config, STORE_URL: `sqlite://${join(dir, 'state.sqlite')}`, SKILLS_DIRS: join(dir, 'skills') };
 });
@@ -55,6 +61,17 @@ describe('skillbot mcp', () => {
     const { stdout } = await run(['doctor']);
     expect(stdout).toMatch(/^ok {4}mcp everything: stdio, connected, \d+ tool\(s\)$/m);
     expect(stdout).toMatch(/^FAIL {2}mcp down: the MCP server down could not be reached/m);
+  }, 60_000);
+
+  it('skills validate and doctor name a skill that calls tools of a server no world offers', async () => {
+    const { stdout } = await run(['skills', 'validate', '--json']);
+    const skill = (JSON.parse(stdout) as { skills: Array<{ id: string; warnings: Array<{ code: string; message: string }> }> }).skills[0]!;
+    expect(skill.warnings).toContainEqual({
+      code: 'mcp_server_missing',
+      message: "its instructions call tools of the MCP server notion, which no world offers (mcpServers and a world's mcp in SKILLBOT_CONFIG; docs/mcp.md)",
+    });
+    const doctor = await run(['doctor']);
+    expect(doctor.stdout).toMatch(/^warn {2}mcp needs: notes-to-notion: its instructions call tools of the MCP server notion, which no world offers/m);
   }, 60_000);
 
   it('an unset ${VAR} stops the start with one line naming it', async () => {
