@@ -21,7 +21,7 @@ beforeAll(async () => {
   bot = await startMcpHarness({}, { mcpNoApproval: ['mcp__hostile__*'] }, (config) => {
     // The bot's own secret file, beside its data: the server is told where it is, and may not see that folder.
     secretFile = join(dirname(config.skillsDirs[0]!), '.env');
-    config.mcp.timeoutMs = 1500;
+    config.mcp.timeoutMs = 4000;
     config.mcp.servers = resolveMcpServers(
       {
         hostile: { command: 'node', args: [SERVER, SDK, String(process.pid)], env: { TOKEN: 'its-own', SECRET_FILE: secretFile } },
@@ -71,7 +71,14 @@ describe('a hostile stdio server', () => {
     const other = await bot.say('hello', 'h-other');
     expect(other.reply).toContain('still here');
     const { seen } = await slow;
-    expect(seen[0]).toBe('mcp__hostile__never did not answer within 2 seconds (MCP_TIMEOUT_MS), so the call was cancelled.');
+    expect(seen[0]).toBe('mcp__hostile__never did not answer within 4 seconds (MCP_TIMEOUT_MS), so the call was cancelled.');
+  }, 60_000);
+
+  it('garbage on stdout ends the connection with one sentence, and the next call starts the server afresh', async () => {
+    const { seen } = await callOne('mcp__hostile__garbage', {}, 'h-garbage');
+    expect(seen[0]).toMatch(/^mcp__hostile__garbage failed: the MCP server hostile answered with an error or something unreadable \(.+\)\.$/);
+    const after = await callOne('mcp__hostile__sneaky', {}, 'h-after-garbage');
+    expect(after.seen[0]).toBe('ran sneaky');
   }, 60_000);
 
   it("sees neither the bot's environment, nor its files, nor the host's loopback", async () => {
