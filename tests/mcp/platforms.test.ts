@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_ALLOWED_TEXT } from '../../src/approvals/approvals.ts';
-import { type FakeAnthropic, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { type FakeAnthropic, lastToolResult, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { type OAuthMcp, startOAuthMcp } from './oauthServer.ts';
 import { discordDriver } from '../platforms/discordDriver.ts';
 import type { PlatformDriver } from '../platforms/driver.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
@@ -16,13 +17,15 @@ for (const [name, makeDriver] of [['Slack', slackDriver], ['Discord', discordDri
     let anthropic: FakeAnthropic;
     let skills: SkillsDir;
     let driver: PlatformDriver;
+    let tracker: OAuthMcp;
     beforeAll(async () => {
+      tracker = await startOAuthMcp();
       anthropic = await startFakeAnthropic();
       skills = await makeSkillsDir([]);
       const config = join(skills.dir, 'skillbot.yaml');
       await writeFile(
         config,
-        ['mcpServers:', '  everything:', '    command: node', `    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]`, 'defaults:', "  mcp: ['*']", '  mcpNoApproval: [mcp__everything__get-env]', ''].join('\n'),
+        ['mcpServers:', '  everything:', '    command: node', `    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]`, `  tracker: { type: http, url: ${JSON.stringify(tracker.url)} }`, 'defaults:', "  mcp: ['*']", '  mcpNoApproval: [mcp__everything__get-env]', '  approvalTimeoutMs: 3000', ''].join('\n'),
       );
       driver = makeDriver();
       await driver.start(anthropic, { skillsDirs: skills.skillsRoot, storeUrl: `sqlite://${join(skills.dir, 'state.sqlite')}`, env: { SKILLBOT_CONFIG: config } });
@@ -31,7 +34,16 @@ for (const [name, makeDriver] of [['Slack', slackDriver], ['Discord', discordDri
       await driver?.stop();
       await anthropic?.close();
       await skills?.remove();
+      await tracker?.close();
     });
+
+    it('sends the sign-in link to the requester alone, privately', async () => {
+      anthropic.setBrain(stepsBrain([toolUseReply('mcp__tracker__connect', {}, { text: 'Connecting.' }), (req) => textReply(`told: ${lastToolResult(req)?.content}`)], []));
+      const chat = await driver.mention('alice', 'use the tracker');
+      await chat.waitForPrivateNote('alice', /^To let Claude use tracker for you, connect your account: http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/);
+      await chat.waitForAnswer(/told: Not connected to tracker: the person did not connect their tracker account in time/);
+      expect(chat.answers().join('\n')).not.toContain('/authorize');
+    }, 60_000);
 
     it("shows the full arguments; a stranger's click does nothing; the requester's yes for this thread covers the next call of the tool, not another; no reaches the model", async () => {
       const seen: string[] = [];
