@@ -257,7 +257,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     configFile,
     ...(stateKey === undefined ? {} : { stateKey }),
-    mcp: mcpSettings(file.mcpServers, env, intVar(env, 'PORT', 3000, 0, 65_535)),
+    mcp: mcpSettings(file.mcpServers, env, intVar(env, 'PORT', 3000, 0, 65_535), [
+      ['defaults', file.defaults?.mcp],
+      ...Object.entries(file.worlds ?? {}).map(([id, world]): [string, string[] | undefined] => [`worlds.${id}`, world.mcp]),
+    ]),
   };
 }
 

@@ -78,9 +78,20 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
     });
 }
 
-export function mcpSettings(input: McpServersInput | undefined, env: NodeJS.ProcessEnv, port: number): McpSettings {
+/**
+ * `worlds`: each world's (and the defaults') `mcp` list, by where it is written: a name that is not a configured
+ * server is a typo that would offer nothing, so it stops the start.
+ */
+export function mcpSettings(input: McpServersInput | undefined, env: NodeJS.ProcessEnv, port: number, worlds: Array<[string, string[] | undefined]> = []): McpSettings {
+  const servers = resolveMcpServers(input, env);
+  for (const [where, names] of worlds) {
+    const unknown = (names ?? []).find((name) => name !== '*' && !servers.some((server) => server.name === name));
+    if (unknown !== undefined) {
+      throw new ConfigError(`${where}.mcp names "${unknown}", which is not in mcpServers (servers: ${servers.map((server) => server.name).join(', ') || 'none'}).`);
+    }
+  }
   return {
-    servers: resolveMcpServers(input, env),
+    servers,
     timeoutMs: intVar(env, 'MCP_TIMEOUT_MS', 60_000, 100, 3_600_000),
     publicUrl: optional(env.PUBLIC_URL) === undefined ? `http://localhost:${port}` : (urlVar(env, 'PUBLIC_URL') ?? `http://localhost:${port}`),
   };

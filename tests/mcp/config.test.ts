@@ -51,6 +51,11 @@ describe('mcpServers in SKILLBOT_CONFIG', () => {
     expect(load).toThrow("mcpServers.linear.headers.Authorization uses ${LINEAR_TOKEN}, which is not set in the bot's environment: set it, or remove the server.");
   });
 
+  it('refuses a world naming a server that is not configured', async () => {
+    const load = await configWith("mcpServers:\n  linear: { type: http, url: 'https://x.example/mcp' }\nworlds:\n  'slack:T1:C1': { mcp: [lineaer] }\n");
+    expect(load).toThrow('worlds.slack:T1:C1.mcp names "lineaer", which is not in mcpServers (servers: linear).');
+  });
+
   it('refuses a bad server name, and a world default of none', async () => {
     expect(await configWith('mcpServers:\n  Bad Name: { command: node }\n')).toThrow('mcpServers: "Bad Name" is not a server name (1-32 of a-z, 0-9, _ and -).');
     const config = (await configWith('mcpServers:\n  one: { command: node }\n'))();
