@@ -80,7 +80,10 @@ export class McpTools {
   async forTurn(turn: McpTurn): Promise<TurnTools> {
     const servers = this.serversFor(turn.mcp);
     if (servers.length === 0) return NONE;
-    const connected = await Promise.all(servers.map(async (server) => ({ server, connection: await this.connect(server, turn) })));
+    // A server's failure is its own line in the log, never the turn's: the others are offered.
+    const reach = (server: McpServerConfig): Promise<Connected | NotConnected> =>
+      this.connect(server, turn).catch((error: unknown) => ({ ok: false as const, why: `the MCP server ${server.name} could not be reached: ${(error as Error).message}` }));
+    const connected = await Promise.all(servers.map(async (server) => ({ server, connection: await reach(server) })));
     const listings = connected.flatMap(({ server, connection }) => {
       if (connection.ok) {
         this.known.set(server.name, connection.tools());

@@ -76,7 +76,8 @@ export async function callMcpTool(
   const item = { kind: 'tool' as const, path: entry.fullName, args: [JSON.stringify(args)] };
   const skill = { id: entry.fullName, hash: MCP_CONTENT };
   let decision: { approvalId?: string; decidedBy?: string; outcome: string } = { outcome: 'not_asked' };
-  if (!skipsApproval(turn.mcpNoApproval, entry.server, entry.fullName)) {
+  // A tool its server says needs a person every time is asked even where the world lists it in mcpNoApproval.
+  if (entry.requiresUserInteraction || !skipsApproval(turn.mcpNoApproval, entry.server, entry.fullName)) {
     turn.progress(`Waiting for approval to call ${entry.fullName}…`);
     const decided = await authorize(
       { approvals: deps.approvals, grants: deps.grants, audit: deps.audit },

@@ -7,7 +7,8 @@ import { type McpHarness, startMcpHarness } from './harness.ts';
 
 const SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'sdk'));
 const SERVER = join(import.meta.dirname, 'fixtures', 'hostileServer.mjs');
-const QUIET = ['never', 'cancels', 'add-tool', 'late', 'crash'].map((tool) => `mcp__hostile__${tool}`);
+// needs-person is listed too: its server's requiresUserInteraction still asks every time.
+const QUIET = ['never', 'cancels', 'add-tool', 'late', 'crash', 'needs-person'].map((tool) => `mcp__hostile__${tool}`);
 
 let bot: McpHarness;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ async function turn(steps: Parameters<typeof stepsBrain>[0], chat: string): Prom
 }
 
 describe('a tool the server marks requiresUserInteraction', () => {
-  it('is asked every time, never with "for this thread"', async () => {
+  it('is asked every time (even where mcpNoApproval lists it), never with "for this thread"', async () => {
     const before = bot.questions.length;
     bot.answers.push({ option: 'yes_once' }, { option: 'yes_once' });
     const { seen } = await turn([toolUseReply('mcp__hostile__needs-person', { amount: 5 }, { text: 'Paying.' }), toolUseReply('mcp__hostile__needs-person', { amount: 6 }, { text: 'Again.' }), textReply('paid')], 'ui');
