@@ -23,18 +23,25 @@ const workspacePatterns = [
 ];
 // Settings are read once at the edge: src/config knows the environment and the config file, never the parts
 // that use them (it may name exec's limits and the store URL's form, as types and pure helpers).
+// A concept folder's own settings schema (src/mcp/config.ts, a leaf) is composed here.
 const configPatterns = [
-  { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/ops/**', '**/model/**', '**/skills/**', '**/mcp/**', '**/install/**'], message: 'src/config reads settings; it must not import the parts that use them.' },
+  { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/ops/**', '**/model/**', '**/skills/**', '**/mcp/**', '!**/mcp/config.ts', '**/install/**', '!**/install/config.ts'], message: 'src/config reads settings; it must not import the parts that use them.' },
 ];
 // The model client is built from settings alone: src/model knows src/config (and ops' check type), nothing of a turn.
 const modelPatterns = [
   { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/skills/**', '**/exec/**', '**/store/**', '**/mcp/**', '**/install/**'], message: 'src/model builds the model client from settings; it must not import the parts of a turn.' },
 ];
-// Only the guarded exec path may start processes.
-const processPaths = ['execa', 'node:child_process', 'child_process'].map((name) => ({
+// Only the guarded exec path may start processes (the MCP SDK's stdio client spawns its server itself).
+const processPaths = ['execa', 'node:child_process', 'child_process', '@modelcontextprotocol/sdk/client/stdio.js'].map((name) => ({
   name,
-  message: 'Run processes only through src/exec (the one guarded path).',
+  message: 'Run processes only through src/exec (the one guarded path); a stdio MCP server runs through src/exec/longRunning.ts.',
 }));
+// MCP is a service the agent calls: src/mcp never reaches into the turn's other parts (types of the agent's
+// tool results aside).
+const mcpPatterns = [
+  { group: ['**/agent/**'], allowTypeImports: true, message: 'src/mcp is called by the agent: import only its types.' },
+  { group: ['**/chats/**', '**/lifecycle/**', '**/workspace/**', '**/skills/**', '**/install/**'], message: 'src/mcp knows servers, tools and sign-ins, not chats, skills or workspaces.' },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
@@ -78,6 +85,10 @@ export default tseslint.config(
   {
     files: ['src/workspace/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...workspacePatterns] }] },
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns, ...mcpPatterns] }] },
   },
   {
     files: ['src/exec/**/*.ts'],

@@ -33,6 +33,7 @@ import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { countedStore } from './store/countedStore.ts';
 import { createStore } from './store/createStore.ts';
+import { type Mcp, mcpFromConfig } from './mcp/fromConfig.ts';
 import type { Store } from './store/types.ts';
 
 /** Everything one skillbot process runs on, built from the config, with one close(). */
@@ -55,6 +56,8 @@ export interface App {
   metrics: Metrics;
   /** This process among the instances sharing the store (on every log line of `skillbot start`). */
   instanceId: string;
+  /** MCP servers' connections and tools (src/mcp); absent when none is configured. */
+  mcp?: Mcp;
   /**
    * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
    * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
@@ -185,8 +188,10 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   sweepWorkspaces();
   const workspaceSweeper = setInterval(sweepWorkspaces, WORKSPACE_SWEEP_MS);
   workspaceSweeper.unref();
+  const mcp = mcpFromConfig(config, { executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret });
   const engine = new Engine({
     config,
+    ...(mcp === undefined ? {} : { mcp: mcp.tools }),
     client,
     store,
     registry,
@@ -255,6 +260,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     stops,
     metrics,
     instanceId,
+    ...(mcp === undefined ? {} : { mcp }),
     async shutdown(deadlineMs) {
       // Shared store: other instances may run (they, or this one after its restart, take the chats over).
       const shared = store.kind === 'redis';
@@ -295,6 +301,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     await approvals.close({ handOver });
     await stops.close();
     clearInterval(workspaceSweeper);
+    await mcp?.close();
     await registry.close();
     executor.close();
     await store.close();

@@ -45,7 +45,8 @@ const USAGE = `usage: skillbot <command>
   doctor                         check the sandbox, the store, platform credentials and skills (exit 1 on a failure)
   skills list|show|catalog|validate|match …
   audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json]
-  grants list|revoke …`;
+  grants list|revoke …
+  mcp list [--json] | mcp disconnect SERVER [--user ID]`;
 
 /**
  * How long a SIGTERM lets running turns finish before their chats are left queued. Docker and Kubernetes kill
@@ -91,9 +92,12 @@ async function chat(args: string[], host: CliHost, config: Config, log: ProcessL
   // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
   // answers what a killed session left in a chat this session resumes.
   app.dispatcher.start();
+  // MCP sign-in lands on the bot's listener: the terminal chat opens one when a server may need it.
+  const callback = app.mcp === undefined ? undefined : await (await import('./mcp/signInListener.ts')).signInListener(app.mcp.signIns, config, chatLogger);
   try {
     return await host.terminal(app, { worldId: values.world, chatId: values.chat, ...(onTerminal ? { logFile: CHAT_LOG_FILE } : {}) });
   } finally {
+    await callback?.close();
     await app.close();
   }
 }
@@ -122,6 +126,7 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   // METRICS_PORT: its own listener (bound to HOST like the other), so a firewall or a Kubernetes Service can keep
   // it private while PORT takes Slack's events. Without it, /metrics is on PORT.
   const metricsHttp = config.metricsPort === undefined ? http : new HttpServer(logger, async () => ({ ok: true, detail: {} }));
+  if (app.mcp !== undefined) (await import('./mcp/oauthCallback.ts')).mountOAuthCallback(http, app.mcp.signIns);
   metricsHttp.route('GET', '/metrics', async (_req, res) => {
     const text = await app.metrics.render();
     res.writeHead(200, { 'content-type': app.metrics.contentType }).end(text);
@@ -198,8 +203,9 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
         return await runDoctor(config, { output: host.output });
       }
       case 'skills': {
-        const { runSkillsCommand } = await import('./skills/commands.ts');
+        const [{ runSkillsCommand }, { offeredServers }] = await Promise.all([import('./skills/commands.ts'), import('./mcp/skillNeeds.ts')]);
         return await runSkillsCommand(rest, {
+          mcpServersOffered: offeredServers(config),
           skillsDirs: config.skillsDirs,
           output: host.output,
           catalogBudgetChars: config.agent.catalogBudgetChars,
@@ -220,8 +226,12 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
           runGrantsCommand(rest, { store, output: host.output, sealer: createRecordSealer(loadStateKey(config).secret) }),
         );
       }
+      case 'mcp': {
+        const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('./mcp/commands.ts'), import('./approvals/index.ts')]);
+        return await withStore(config, (store) => runMcpCommand(rest, { config, store, stateKey: loadStateKey(config).secret, output: host.output }));
+      }
       default:
-        host.output.err(`skillbot: unknown command "${command}". Commands: start, chat, doctor, skills, audit, grants.`);
+        host.output.err(`skillbot: unknown command "${command}". Commands: start, chat, doctor, skills, audit, grants, mcp.`);
         return 2;
     }
   } catch (error) {

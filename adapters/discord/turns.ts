@@ -45,6 +45,12 @@ export class DiscordTurns implements PlatformPort {
     return downloadAttachment(file, this.files);
   }
 
+  /** A direct message: Discord shows ordinary messages to everyone, and an ephemeral one needs the person's own interaction. */
+  async tellPrivately(_chatId: string, userId: string, text: string): Promise<void> {
+    const dm = await this.api.openDm(userId);
+    await this.api.post(dm, { content: text });
+  }
+
   /** Ordinary messages in a chat's channel; each post tells a command reply waiting in that chat. */
   channelOutlet(chatId: string, channelId: string): ChannelOutlet {
     return new ChannelOutlet(this.api, channelId, this.log, () => this.activity.posted(chatId), () => this.activity.watch(chatId));

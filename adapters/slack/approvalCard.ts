@@ -2,6 +2,7 @@
 import type { types } from '@slack/bolt';
 import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
 import { visible } from '../../src/text/visible.ts';
+import { MCP_CONTENT } from '../../src/mcp/approvalCard.ts';
 import { safeText } from './slackText.ts';
 
 export type SlackBlock = types.KnownBlock;
@@ -74,7 +75,10 @@ function questionBlocks(record: ApprovalRecord): SlackBlock[] {
       elements: [
         {
           type: 'mrkdwn',
-          text: `Skill \`${safeText(visible(record.skillId))}\` · content \`${shortHash(record.skillHash)}\` · asked by ${person(record.requesterId)}`,
+          text:
+            record.skillHash === MCP_CONTENT
+              ? `MCP tool \`${safeText(visible(record.skillId))}\` · asked by ${person(record.requesterId)}`
+              : `Skill \`${safeText(visible(record.skillId))}\` · content \`${shortHash(record.skillHash)}\` · asked by ${person(record.requesterId)}`,
         },
       ],
     },

@@ -114,6 +114,12 @@ export function slackPort(
     ...(self ? { readContext: (message, request) => readSlackContext(api, store, self, message, request) } : {}),
     // Any instance can fetch a message's files again: the URL and the bot token are all it needs.
     ...(files ? { fetchFile: (file: MessageFile) => downloadSlackFile(file, files) } : {}),
+    // Only the person sees it, in the thread (an MCP sign-in link).
+    async tellPrivately(chatId, userId, text) {
+      const thread = slackThreadOf(chatId);
+      if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
+      await api.postEphemeral({ channel: thread.channelId, user: userId, text: safeText(text), threadTs: thread.threadTs });
+    },
     sinkFor(message, turnId) {
       const thread = slackThreadOf(message.chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${message.chatId}`);

@@ -51,6 +51,8 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
   // by chat id. This process answers only its own session: another terminal on the same store answers its own.
   const removePort = app.dispatcher.addPort('terminal', {
     answers: (id) => id === chatId,
+    // The terminal is one person's: a private note is a printed line.
+    tellPrivately: async (_chat, _user, text) => write(`\n🔑 ${text}\n`),
     sinkFor: () => (interactive ? streamingSink(write) : pipeSink(write)),
   });
 

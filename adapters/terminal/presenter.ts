@@ -2,6 +2,8 @@
 import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/approvals/index.ts';
 
 const CHOICES: Record<string, ApprovalOption> = { '1': 'yes_once', '2': 'yes_in_session', '3': 'no' };
+/** Each option keeps its number (the contract's 1, 2, 3) even where one is left out (an MCP tool asked every time). */
+const numberOf = (option: ApprovalOption): string => Object.entries(CHOICES).find(([, value]) => value === option)?.[0] ?? '?';
 
 /** Reads `1`, `2`, `3` or an option name; undefined when the answer is neither. */
 export function parseChoice(answer: string, options: readonly ApprovalOption[]): ApprovalOption | undefined {
@@ -20,13 +22,13 @@ function terminalWords(body: string): string {
 }
 
 export function formatQuestion(record: ApprovalRecord): string {
-  const choices = record.options.map((option, index) => `${index + 1}) ${OPTION_LABELS[option]}`).join('   ');
+  const choices = record.options.map((option) => `${numberOf(option)}) ${OPTION_LABELS[option]}`).join('   ');
   return `\n⚠ Approval needed: ${record.title}\n${terminalWords(record.body)}\n${choices}   [default: ${OPTION_LABELS[record.defaultOption]}]\n`;
 }
 
 /** What to type, when a line is not an answer. */
 export function choiceHint(record: ApprovalRecord): string {
-  return `Type ${record.options.map((option, index) => `${index + 1} (${OPTION_LABELS[option]})`).join(', ')}.`;
+  return `Type ${record.options.map((option) => `${numberOf(option)} (${OPTION_LABELS[option]})`).join(', ')}.`;
 }
 
 export function formatOutcome(record: ApprovalRecord): string {

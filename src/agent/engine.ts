@@ -20,6 +20,7 @@ import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
+import type { McpTools } from '../mcp/mcpTools.ts';
 
 export interface EngineDeps extends ToolDeps {
   config: Config;
@@ -33,6 +34,8 @@ export interface EngineDeps extends ToolDeps {
   retry?: RetryPolicy;
   /** Each chat's files (/workspace), opened at the start of a turn and saved at its end. */
   workspaces: ChatWorkspaces;
+  /** The world's MCP tools (src/mcp), offered beside ours; absent: none. */
+  mcp?: McpTools;
 }
 
 export interface TurnOutcome {
@@ -165,19 +168,21 @@ export class Engine {
     const opening: MessageParam[] = withFiles(await turnOpening(this.deps, turn, message), filesIn);
     const catalog = this.catalogs.forWorld(snapshot, settings);
     const system = buildSystemPrompt(catalog.text);
+    const tellPrivately = platform.tellPrivately === undefined ? {} : { tellPrivately: (text: string) => platform.tellPrivately!(message.chatId, message.userId, text) };
+    const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, egressAllow: settings.egressAllow, ...tellPrivately });
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     const result = await runLoop({
       client: this.deps.client,
       model: this.deps.config.model,
       maxTokens: this.deps.config.agent.maxTokens,
       system,
-      tools: toolsFor({ shell: settings.bash, search: !catalog.complete }),
+      tools: mcp === undefined ? toolsFor({ shell: settings.bash, search: !catalog.complete }) : [...toolsFor({ shell: settings.bash, search: !catalog.complete }), ...mcp.definitions],
       history,
       opening,
       maxToolRounds: this.deps.config.agent.maxToolRounds,
       retry: this.deps.retry,
       signal: run.signal,
-      runTool: (name, input) => runSkillTool(this.deps, turn, name, input),
+      runTool: (name, input) => (mcp?.handles(name) ? mcp.run(name, input) : runSkillTool(this.deps, turn, name, input)),
       callbacks: {
         onText: sink.partial?.bind(sink),
         onRetry: (attempt, reason, delayMs) => {
@@ -281,6 +286,8 @@ function progressText(tool: string, input: unknown): string {
   if (tool === 'find_skills') return 'Searching the skills…';
   if (tool === 'str_replace_based_edit_tool') return editorProgress(input);
   if (tool === 'bash') return 'Using the shell…';
+  if (tool.startsWith('mcp__') || tool === 'call_mcp_tool') return 'Calling a tool…';
+  if (tool === 'find_mcp_tools') return 'Searching the tools…';
   return 'Running a skill script…';
 }
 

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
+  ImageBlockParam,
   MessageParam,
   TextBlockParam,
   ToolResultBlockParam,
@@ -14,6 +15,8 @@ import { addApiUsage, emptyUsage, type UsageTotals } from './usage.ts';
 export interface ToolOutcome {
   content: string;
   isError?: boolean;
+  /** The result as blocks (an MCP tool's text and images); `content` is then its text alone, for logs. */
+  blocks?: Array<TextBlockParam | ImageBlockParam>;
 }
 
 export type ToolRunner = (name: string, input: unknown) => Promise<ToolOutcome>;
@@ -124,7 +127,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       rounds++;
       input.callbacks?.onTool?.(use.name, use.input);
       const outcome = await input.runTool(use.name, use.input);
-      results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, is_error: outcome.isError });
+      results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.blocks ?? outcome.content, is_error: outcome.isError });
     }
     turn.push({ role: 'user', content: results });
     if (rounds >= input.maxToolRounds) {

@@ -3,7 +3,7 @@ import { SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
 import type { ApprovalRuntime } from './approvals.ts';
 import type { AuditLog } from './audit.ts';
 import { grantKey, type Grants } from './grants.ts';
-import { APPROVAL_OPTIONS, type ApprovalItem, type ApprovalOutcome } from './types.ts';
+import { APPROVAL_OPTIONS, type ApprovalItem, type ApprovalOption, type ApprovalOutcome } from './types.ts';
 import { visible } from '../text/visible.ts';
 
 export interface GateDeps {
@@ -27,6 +27,13 @@ export interface AuthorizeInput {
   turnId?: string;
   /** See ApprovalRequestInput.resumeKey: a re-run of the turn awaits the question its first run showed. */
   resumeKey?: string;
+  /**
+   * The question in the caller's words (an MCP tool call's card, src/mcp/approvalCard.ts) instead of a skill's;
+   * `grant` is what "yes for this thread" would cover, absent when the options leave it out.
+   */
+  question?: (grant: { requesterId: string; ttlMs: number } | undefined) => { title: string; body: string };
+  /** The options offered (default all three); an MCP tool that needs a person each time leaves out yes_in_session. */
+  options?: readonly ApprovalOption[];
 }
 
 /** Why code did not run. */
@@ -148,13 +155,16 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
   }
 
   // The runtime writes the audit record of the decision (including ones nobody awaits, such as restart expiry).
+  const options = input.options ?? APPROVAL_OPTIONS;
+  const grantCovers = options.includes('yes_in_session') ? { requesterId: input.requesterId, ttlMs: grants.ttlMs } : undefined;
+  const asked = input.question?.(grantCovers);
   const ask = () => approvals.request({
     worldId: input.worldId,
     chatId: input.chatId,
     requesterId: input.requesterId,
-    title: input.subject === 'shell' ? 'Run a shell command?' : `Run code from skill ${visible(input.skill.id)}?`,
-    body: formatApprovalBody(input.skill, input.items, { requesterId: input.requesterId, ttlMs: grants.ttlMs }, input.subject),
-    options: APPROVAL_OPTIONS,
+    title: asked?.title ?? (input.subject === 'shell' ? 'Run a shell command?' : `Run code from skill ${visible(input.skill.id)}?`),
+    body: asked?.body ?? formatApprovalBody(input.skill, input.items, grantCovers, input.subject),
+    options,
     defaultOption: 'no',
     timeoutMs: input.timeoutMs,
     skillId: input.skill.id,

@@ -11,10 +11,11 @@ export type ApprovalStatus = 'pending' | 'resolved';
 /**
  * One unit of code the question covers (a script with its args, a preflight command, a hook, a shell command line
  * as `path`), or a file handed to it (`file`: path = where it is in the sandbox, args = [its size, where it came
- * from, and for a file Claude wrote, its whole text]).
+ * from, and for a file Claude wrote, its whole text]), or an MCP tool call (`tool`: path = its full name
+ * `mcp__<server>__<tool>`, args = [its arguments as JSON, whole]).
  */
 export interface ApprovalItem {
-  kind: 'script' | 'preflight' | 'hook' | 'file' | 'command';
+  kind: 'script' | 'preflight' | 'hook' | 'file' | 'command' | 'tool';
   path: string;
   args: string[];
 }

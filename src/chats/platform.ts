@@ -94,7 +94,12 @@ export interface PlatformPort {
    * "the above"), oldest first; empty when there is nothing to add. Throws when the platform cannot be read.
    */
   readContext?(message: IncomingMessage, request: ContextRequest): Promise<ContextMessage[]>;
+  /**
+   * Tells one person something only they see, where the chat is (an MCP sign-in link): Slack an ephemeral
+   * message in the thread, Discord a direct message, the terminal prints it. Throws when it cannot.
+   */
+  tellPrivately?(chatId: string, userId: string, text: string): Promise<void>;
 }
 
 /** What a turn may ask of the platform it runs for. */
-export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext'>;
+export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext' | 'tellPrivately'>;

@@ -7,6 +7,7 @@ import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { parseEgressAllow } from '../exec/addressPolicy.mjs';
 import { redactStoreUrl } from '../store/storeUrl.ts';
+import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
 export type { SandboxSettings, WorkspaceSettings } from './sandboxSettings.ts';
@@ -38,6 +39,10 @@ export interface WorldSettings {
   bash: boolean;
   /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
   dailyTokenBudget?: number;
+  /** MCP server names this world may use; `['*']` all; default none. */
+  mcp: string[];
+  /** MCP tools (`mcp__<server>__<tool>` or `mcp__<server>__*`) that run without a question. */
+  mcpNoApproval: string[];
 }
 
 export interface AgentSettings {
@@ -47,6 +52,8 @@ export interface AgentSettings {
   grantTtlMs: number;
   maxTriggeredSkills: number;
   catalogBudgetChars: number;
+  /** Characters of MCP tool definitions a world gets directly in `tools`; past it, a search tool finds them. */
+  mcpToolBudgetChars: number;
 }
 
 /** Bounds on the files people send and the files skill scripts make. */
@@ -94,6 +101,8 @@ export interface Config {
   configFile?: string;
   /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/approvals/stateKey.ts). */
   stateKey?: string;
+  /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/mcp/config.ts). */
+  mcp: McpSettings;
 }
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like API_REGION');
@@ -113,6 +122,8 @@ const worldSchema = z
       .optional(),
     bash: z.boolean().optional(),
     dailyTokenBudget: z.number().int().positive().optional(),
+    mcp: z.array(z.string().min(1)).optional(),
+    mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
   })
   .strict();
 
@@ -128,9 +139,11 @@ const fileSchema = z
         grantTtlMs: z.number().int().positive().optional(),
         maxTriggeredSkills: z.number().int().min(0).max(20).optional(),
         catalogBudgetChars: z.number().int().min(200).optional(),
+        mcpToolBudgetChars: z.number().int().min(0).optional(),
       })
       .strict()
       .optional(),
+    mcpServers: mcpServersSchema.optional(),
   })
   .strict();
 
@@ -240,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grantTtlMs: file.agent?.grantTtlMs ?? 86_400_000,
       maxTriggeredSkills: file.agent?.maxTriggeredSkills ?? 3,
       catalogBudgetChars: file.agent?.catalogBudgetChars ?? 40_000,
+      mcpToolBudgetChars: file.agent?.mcpToolBudgetChars ?? 20_000,
     },
     defaults: {
       skills: file.defaults?.skills ?? ['*'],
@@ -250,11 +264,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       egressAllow: file.defaults?.egressAllow ?? [],
       bash: file.defaults?.bash ?? true,
       ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
+      mcp: file.defaults?.mcp ?? [],
+      mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
     },
     worlds: file.worlds ?? {},
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     configFile,
     ...(stateKey === undefined ? {} : { stateKey }),
+    mcp: mcpSettings(file.mcpServers, env, intVar(env, 'PORT', 3000, 0, 65_535), [
+      ['defaults', file.defaults?.mcp],
+      ...Object.entries(file.worlds ?? {}).map(([id, world]): [string, string[] | undefined] => [`worlds.${id}`, world.mcp]),
+    ]),
   };
 }
 
@@ -271,6 +291,8 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     egressAllow: own.egressAllow ?? config.defaults.egressAllow,
     bash: own.bash ?? config.defaults.bash,
     ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
+    mcp: own.mcp ?? config.defaults.mcp,
+    mcpNoApproval: [...config.defaults.mcpNoApproval, ...(own.mcpNoApproval ?? [])],
   };
 }
 

@@ -34,9 +34,35 @@ export async function runDoctor(config: Config, deps: DoctorDeps): Promise<numbe
   if (config.slack.botToken !== undefined) checks.push(await slack(config.slack.apiUrl ?? SLACK_API, config.slack.botToken, http));
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
   const validation = await validateFolders(config.skillsDirs, 'runtime');
-  checks.push(skills(config, validation), await dependencies(validation));
+  checks.push(skills(config, validation), await dependencies(validation), await mcpNeeds(config, validation));
+  if (config.mcp.servers.length > 0) checks.push(...(await mcpServers(config)));
   for (const check of checks) deps.output.out(`${check.verdict.padEnd(4)}  ${check.name}: ${check.text}`);
   return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
+}
+
+/** Skills whose instructions call MCP tools of servers no world offers: a warning, the catalog is unchanged. */
+async function mcpNeeds(config: Config, result: FolderValidation): Promise<Check> {
+  const { missingServers, offeredServers } = await import('../mcp/skillNeeds.ts');
+  const offered = offeredServers(config);
+  const lacking: string[] = [];
+  for (const skill of result.skills.filter((entry) => entry.valid)) {
+    const missing = await missingServers(skill.path, offered);
+    if (missing !== undefined) lacking.push(`${skill.id}: ${missing}`);
+  }
+  if (lacking.length === 0) return { verdict: 'ok', name: 'mcp needs', text: 'every MCP server the skills name is offered by a world (or none is named)' };
+  return { verdict: 'warn', name: 'mcp needs', text: lacking.join('; ') };
+}
+
+/** One line per MCP server: reached as the bot would reach it (src/mcp/commands.ts). */
+async function mcpServers(config: Config): Promise<Check[]> {
+  const [{ probeServers, serverChecks }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../approvals/index.ts')]);
+  const storeOf = await createStore(config.storeUrl).catch(() => undefined);
+  if (storeOf === undefined) return [{ verdict: 'FAIL', name: 'mcp', text: 'the store cannot be opened, so the MCP servers were not checked' }];
+  try {
+    return serverChecks(await probeServers(config, storeOf, loadStateKey(config).secret));
+  } finally {
+    await storeOf.close();
+  }
 }
 
 async function sandbox(config: Config): Promise<Check[]> {

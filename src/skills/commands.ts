@@ -11,6 +11,7 @@ import { SkillRegistry } from './registry.ts';
 import type { Skill, SkillProblem, SkillSnapshot } from './types.ts';
 import { CLAUDE_CODE_KEY_NOTES } from './validate.ts';
 import { validateFolders, type SkillReport } from './validateFolders.ts';
+import { missingServers } from '../mcp/skillNeeds.ts';
 
 export interface SkillsCommandContext {
   /** SKILLS_DIRS roots, in priority order. */
@@ -20,6 +21,8 @@ export interface SkillsCommandContext {
   catalogBudgetChars?: number;
   /** For `match` (config.agent.maxTriggeredSkills). */
   maxTriggeredSkills?: number;
+  /** For `validate`: the MCP servers some world offers; a skill naming another is warned about. */
+  mcpServersOffered?: ReadonlySet<string>;
 }
 
 const USAGE = {
@@ -164,6 +167,12 @@ async function validate(ctx: SkillsCommandContext, dirs: string[], strict: boole
   // What the skills' code uses that this host lacks: warnings only, so exit codes never depend on the host.
   const host = new HostView();
   for (const skill of skills) skill.warnings.push(...(await dependencyWarnings(skill.path, host)));
+  if (ctx.mcpServersOffered !== undefined) {
+    for (const skill of skills) {
+      const missing = await missingServers(skill.path, ctx.mcpServersOffered);
+      if (missing !== undefined) skill.warnings.push({ code: 'mcp_server_missing', message: missing });
+    }
+  }
   const invalid = skills.filter((skill) => !skill.valid).length;
   if (json) {
     const summary = { total: skills.length, valid: skills.length - invalid, invalid };

@@ -31,7 +31,7 @@ export interface Harness extends Omit<EngineHarness, 'say'> {
 }
 
 export async function startHarness(
-  options: { skills?: SkillFixture[]; store?: string; dir?: string; fake?: FakeAnthropic; tweak?: (config: Config) => void } = {},
+  options: { skills?: SkillFixture[]; store?: string; dir?: string; fake?: FakeAnthropic; tweak?: (config: Config) => void; privateNotes?: Array<{ userId: string; text: string }> } = {},
 ): Promise<Harness> {
   const engine = await startEngine({
     ...options,

@@ -69,6 +69,8 @@ export interface HarnessOptions {
   maxAttempts?: number;
   /** Receives the files the bot posts in the chat (without it, the chat takes no files). */
   uploads?: Array<{ name: string; bytes: Uint8Array }>;
+  /** Receives what the bot tells one person privately (without it, the chat cannot). */
+  privateNotes?: Array<{ userId: string; text: string }>;
 }
 
 export async function startEngine(options: HarnessOptions): Promise<EngineHarness> {
@@ -95,7 +97,9 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
   // The files of the messages said, by their id: the port hands them out as a platform downloads them.
   const sent = new Map<string, Uint8Array>();
   const uploads = options.uploads;
+  const notes = options.privateNotes;
   app.dispatcher.addPort('terminal', {
+    ...(notes === undefined ? {} : { tellPrivately: async (_chatId: string, userId: string, text: string) => void notes.push({ userId, text }) }),
     sinkFor(_message, turnId) {
       const said: string[] = [];
       replies.set(turnId, said);

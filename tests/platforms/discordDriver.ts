@@ -88,7 +88,7 @@ export function discordDriver(): PlatformDriver {
       },
       async waitForPrivateNote(person, text) {
         const note = await discord.waitFor(
-          () => discord.world.messages.find((message) => !seenNotes.has(message) && message.content === text && isPrivateTo(person, message)),
+          () => discord.world.messages.find((message) => !seenNotes.has(message) && (typeof text === 'string' ? message.content === text : text.test(message.content)) && isPrivateTo(person, message)),
           `a private note to ${person}`,
         );
         seenNotes.add(note);

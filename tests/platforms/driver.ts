@@ -65,8 +65,8 @@ export interface Conversation {
   hasStopButton(): boolean;
   /** Waits for the note that `person` stopped the turn ("Stopped by @person."). */
   waitForStopped(person: Person): Promise<void>;
-  /** Waits for a note only `person` sees, reading `text`, that no earlier wait has taken. */
-  waitForPrivateNote(person: Person, text: string): Promise<void>;
+  /** Waits for a note only `person` sees, reading `text` (or matching it), that no earlier wait has taken. */
+  waitForPrivateNote(person: Person, text: string | RegExp): Promise<void>;
   /** The files the bot posted in the conversation, oldest first. */
   uploadedFiles(): PostedFile[];
 }

@@ -89,7 +89,7 @@ export function slackDriver(): PlatformDriver {
         await slack.waitFor(() => repliesIn(slack, CHANNEL, root).find((message) => message.text.endsWith(stoppedBy(person))), { what: `"${stoppedBy(person)}"` });
       },
       async waitForPrivateNote(person, text) {
-        const note = await slack.waitFor(() => slack.ephemerals.find((entry) => !seenNotes.has(entry) && entry.user === USERS[person] && entry.text === text), {
+        const note = await slack.waitFor(() => slack.ephemerals.find((entry) => !seenNotes.has(entry) && entry.user === USERS[person] && (typeof text === 'string' ? entry.text === text : text.test(entry.text))), {
           what: `a private note to ${person}`,
         });
         seenNotes.add(note);

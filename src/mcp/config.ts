@@ -1,0 +1,108 @@
+// MCP servers as operators already write them: Claude Code's `.mcp.json` entries under `mcpServers` in
+// SKILLBOT_CONFIG, `${VAR}` (and `${VAR:-default}`) read from the bot's environment once, at start.
+import { z } from 'zod';
+import { ConfigError, intVar, optional, urlVar } from '../config/envVars.ts';
+
+export const SERVER_NAME = /^[a-z0-9_-]{1,32}$/;
+
+const stringMap = z.record(z.string(), z.string());
+const stdioEntry = z
+  .object({ type: z.literal('stdio').optional(), command: z.string().min(1), args: z.array(z.string()).optional(), env: stringMap.optional() })
+  .strict();
+const remoteEntry = (type: 'http' | 'sse') =>
+  z
+    .object({
+      type: z.literal(type),
+      url: z.string().min(1),
+      headers: stringMap.optional(),
+      /** A client id registered with the server's authorization server, where it offers no dynamic registration. */
+      oauth: z.object({ clientId: z.string().min(1), clientSecret: z.string().optional(), scope: z.string().optional() }).strict().optional(),
+    })
+    .strict();
+
+export const mcpServersSchema = z.record(
+  z.string(),
+  z.union([stdioEntry, remoteEntry('http'), remoteEntry('sse')]),
+);
+export type McpServersInput = z.infer<typeof mcpServersSchema>;
+
+export type McpServerConfig =
+  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { name: string; type: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: { clientId: string; clientSecret?: string; scope?: string } };
+
+export interface McpSettings {
+  servers: McpServerConfig[];
+  /** MCP_TIMEOUT_MS: one call's bound. */
+  timeoutMs: number;
+  /** PUBLIC_URL: the bot's outside address, for the OAuth redirect. */
+  publicUrl: string;
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** `${VAR}` from the environment; an unset one without a default stops the start with one line naming it. */
+function expand(text: string, env: NodeJS.ProcessEnv, where: string): string {
+  return text.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(`mcpServers.${where} uses \${${name}}, which is not set in the bot's environment: set it, or remove the server.`);
+  });
+}
+
+const expandMap = (map: Record<string, string> | undefined, env: NodeJS.ProcessEnv, where: string) =>
+  Object.fromEntries(Object.entries(map ?? {}).map(([key, value]) => [key, expand(value, env, `${where}.${key}`)]));
+
+export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJS.ProcessEnv): McpServerConfig[] {
+  return Object.entries(input ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, entry]): McpServerConfig => {
+      if (!SERVER_NAME.test(name)) throw new ConfigError(`mcpServers: "${name}" is not a server name (1-32 of a-z, 0-9, _ and -).`);
+      if ('command' in entry) {
+        return {
+          name,
+          type: 'stdio',
+          command: expand(entry.command, env, `${name}.command`),
+          args: (entry.args ?? []).map((arg, index) => expand(arg, env, `${name}.args.${index}`)),
+          env: expandMap(entry.env, env, `${name}.env`),
+        };
+      }
+      const url = expand(entry.url, env, `${name}.url`);
+      try {
+        const parsed = new URL(url);
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+      } catch {
+        throw new ConfigError(`mcpServers.${name}.url must be an http(s) URL (got "${url}").`);
+      }
+      return { name, type: entry.type, url, headers: expandMap(entry.headers, env, `${name}.headers`), ...(entry.oauth === undefined ? {} : { oauth: entry.oauth }) };
+    });
+}
+
+/**
+ * `worlds`: each world's (and the defaults') `mcp` list, by where it is written: a name that is not a configured
+ * server is a typo that would offer nothing, so it stops the start.
+ */
+export function mcpSettings(input: McpServersInput | undefined, env: NodeJS.ProcessEnv, port: number, worlds: Array<[string, string[] | undefined]> = []): McpSettings {
+  const servers = resolveMcpServers(input, env);
+  for (const [where, names] of worlds) {
+    const unknown = (names ?? []).find((name) => name !== '*' && !servers.some((server) => server.name === name));
+    if (unknown !== undefined) {
+      throw new ConfigError(`${where}.mcp names "${unknown}", which is not in mcpServers (servers: ${servers.map((server) => server.name).join(', ') || 'none'}).`);
+    }
+  }
+  return {
+    servers,
+    timeoutMs: intVar(env, 'MCP_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    publicUrl: optional(env.PUBLIC_URL) === undefined ? `http://localhost:${port}` : (urlVar(env, 'PUBLIC_URL') ?? `http://localhost:${port}`),
+  };
+}
+
+/** Whether a world may use a server (`mcp: ['*']` all). */
+export function worldAllowsServer(mcp: readonly string[], server: string): boolean {
+  return mcp.includes('*') || mcp.includes(server);
+}
+
+/** Whether `mcpNoApproval` lists the tool by its full name or as `mcp__<server>__*`. */
+export function skipsApproval(noApproval: readonly string[], server: string, fullName: string): boolean {
+  return noApproval.includes(fullName) || noApproval.includes(`mcp__${server}__*`);
+}

@@ -1,0 +1,66 @@
+// The bot's MCP side, built once from the config: the sandbox launcher for stdio servers, the connections, and
+// the tools the agent offers. Absent when no server is configured.
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/config.ts';
+import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
+import { createServiceLauncher } from '../exec/longRunning.ts';
+import type { Executor } from '../exec/types.ts';
+import type { Logger } from '../ops/log.ts';
+import type { Store } from '../store/types.ts';
+import { McpConnections } from './connections.ts';
+import { SignIns } from './signIn.ts';
+import { TokenVault } from './tokenVault.ts';
+import { McpTools } from './mcpTools.ts';
+
+export interface Mcp {
+  tools: McpTools;
+  connections: McpConnections;
+  /** Per-person sign-in: the callback route's work, `skillbot mcp disconnect`. */
+  signIns: SignIns;
+  close(): Promise<void>;
+}
+
+/** The bot's own folders, absolute and resolved through links: its working folder, store, workspaces, config. */
+function botPaths(config: Config): string[] {
+  const store = /^sqlite:\/\/(.+)$/.exec(config.storeUrl)?.[1];
+  const paths = [process.cwd(), config.workspace.root, ...(store === undefined ? [] : [path.dirname(store)]), ...(config.configFile === undefined ? [] : [path.dirname(config.configFile)])];
+  return [...new Set(paths.map((entry) => realpathOr(path.resolve(entry))))];
+}
+
+function realpathOr(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
+}
+
+export function mcpFromConfig(
+  config: Config,
+  deps: { executor: Pick<Executor, 'sandbox' | 'egress'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; store: Store; stateKey: Buffer },
+): Mcp | undefined {
+  if (config.mcp.servers.length === 0) return undefined;
+  const logger = deps.logger.child({ component: 'mcp' });
+  const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
+  const launcher = createServiceLauncher({
+    mode: config.sandbox.mode,
+    limits: config.sandbox.limits,
+    uidBase: config.sandbox.uidBase,
+    sandbox: () => deps.executor.sandbox(),
+    egress: (socketPath, policy, owner) => deps.executor.egress(socketPath, policy, owner),
+    logger,
+  });
+  const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
+  const tools = new McpTools({
+    settings: config.mcp,
+    budgetChars: config.agent.mcpToolBudgetChars,
+    connections,
+    approvals: deps.approvals,
+    grants: deps.grants,
+    audit: deps.audit,
+    logger,
+    signIns,
+  });
+  return { tools, connections, signIns, close: () => connections.close() };
+}

@@ -1,0 +1,174 @@
+// What the agent asks of MCP for one turn: the world's tool definitions (byte-stable while the servers' lists
+// stay the same) and a runner for the calls the model makes to them.
+import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { ToolOutcome } from '../agent/loop.ts';
+import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
+import type { Logger } from '../ops/log.ts';
+import { type McpServerConfig, type McpSettings, worldAllowsServer } from './config.ts';
+import type { Connected, McpConnections, NotConnected } from './connections.ts';
+import type { SignIns } from './signIn.ts';
+import { callMcpTool, type CallTurn, type ServerLink } from './toolCall.ts';
+import { buildWorldTools, CALL_MCP_TOOL, describeFound, FIND_MCP_TOOLS, searchTools, type WorldTools } from './toolCatalog.ts';
+
+export interface McpToolsDeps {
+  settings: McpSettings;
+  budgetChars: number;
+  connections: McpConnections;
+  approvals: ApprovalRuntime;
+  grants: Grants;
+  audit: AuditLog;
+  logger: Logger;
+  /** Per-person sign-in (absent: servers that answer 401 are reported as refusing the bot). */
+  signIns?: SignIns;
+}
+
+/** The turn as MCP needs it. */
+export interface McpTurn extends CallTurn {
+  /** The world's `mcp` list. */
+  mcp: readonly string[];
+  /** The world's `network` list (a stdio server named there gets the egress proxy). */
+  network: readonly string[];
+  /** The world's `egressAllow`: private ranges or hosts its networked stdio servers may reach through the proxy. */
+  egressAllow: readonly string[];
+  /** One line the person reads under the answer (a server that is down). */
+  notice(text: string): void;
+  /** Tells the requester something only they see (a sign-in link); absent where the platform cannot. */
+  tellPrivately?(text: string): Promise<void>;
+}
+
+export interface TurnTools {
+  definitions: AnthropicTool[];
+  handles(name: string): boolean;
+  run(name: string, input: unknown): Promise<ToolOutcome>;
+}
+
+/** The name of the one tool offered for a server the person must sign in to before its tools are known. */
+const CONNECT_TOOL = 'connect';
+
+function connectTools(server: string): Tool[] {
+  return [
+    {
+      name: CONNECT_TOOL,
+      description: `Connect the person's own ${server} account (they get a private sign-in link), so that ${server}'s tools can be used. Call it when they ask for something ${server} does.`,
+      inputSchema: { type: 'object', properties: {} },
+    },
+  ];
+}
+
+const NONE: TurnTools = { definitions: [], handles: () => false, run: async () => ({ content: 'No MCP tools here.', isError: true }) };
+
+export class McpTools {
+  private readonly validator = new AjvJsonSchemaValidator();
+  /** Each server's tools as last listed by anyone: offered to a person who has not signed in yet. */
+  private readonly known = new Map<string, readonly Tool[]>();
+  /** Per world: the listings a tool set was built from, and the set (same lists: the same object, the same bytes). */
+  private readonly cache = new Map<string, { lists: ReadonlyArray<readonly Tool[]>; tools: WorldTools }>();
+
+  constructor(private readonly deps: McpToolsDeps) {}
+
+  /** The servers a world may use, in name order. */
+  serversFor(mcp: readonly string[]): McpServerConfig[] {
+    return this.deps.settings.servers.filter((server) => worldAllowsServer(mcp, server.name));
+  }
+
+  private connect(server: McpServerConfig, turn: McpTurn): Promise<Connected | NotConnected> {
+    const network = turn.network.includes('*') || turn.network.includes(server.name);
+    return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow });
+  }
+
+  /** Connects the world's servers (warm ones answer at once) and builds the turn's tools. */
+  async forTurn(turn: McpTurn): Promise<TurnTools> {
+    const servers = this.serversFor(turn.mcp);
+    if (servers.length === 0) return NONE;
+    // A server's failure is its own line in the log, never the turn's: the others are offered.
+    const reach = (server: McpServerConfig): Promise<Connected | NotConnected> =>
+      this.connect(server, turn).catch((error: unknown) => ({ ok: false as const, why: `the MCP server ${server.name} could not be reached: ${(error as Error).message}` }));
+    const connected = await Promise.all(servers.map(async (server) => ({ server, connection: await reach(server) })));
+    const listings = connected.flatMap(({ server, connection }) => {
+      if (connection.ok) {
+        this.known.set(server.name, connection.tools());
+        return [{ server: server.name, tools: connection.tools() }];
+      }
+      // Not signed in: the tools others saw, or one tool that signs the person in.
+      if (connection.signIn !== undefined) return [{ server: server.name, tools: this.known.get(server.name) ?? connectTools(server.name) }];
+      this.deps.logger.warn({ server: server.name, worldId: turn.worldId, why: connection.why }, 'MCP server left out of the turn');
+      return [];
+    });
+    const tools = this.toolSet(turn.worldId, listings);
+    const byServer = new Map(servers.map((server) => [server.name, server]));
+    const find = (name: string) => tools.entries.get(name) ?? [...tools.entries.values()].find((entry) => entry.fullName === name);
+    const call = (name: string, input: unknown): Promise<ToolOutcome> => {
+      const entry = find(name);
+      if (entry === undefined) return Promise.resolve({ content: `There is no MCP tool "${name}" here${tools.search ? `: use ${FIND_MCP_TOOLS} to find one` : ''}.`, isError: true });
+      const server = byServer.get(entry.server);
+      if (server === undefined) return Promise.resolve({ content: `The MCP server ${entry.server} is not offered here.`, isError: true });
+      if (entry.tool === CONNECT_TOOL && this.known.get(server.name) === undefined) return this.signInOnly(server, turn);
+      return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, validator: this.validator }, turn, entry, input, this.link(server, turn));
+    };
+    return {
+      definitions: tools.definitions,
+      handles: (name) => (tools.search ? name === FIND_MCP_TOOLS || name === CALL_MCP_TOOL : tools.entries.has(name)),
+      run: async (name, input) => {
+        if (name === FIND_MCP_TOOLS) {
+          const query = typeof (input as { query?: unknown } | null)?.query === 'string' ? (input as { query: string }).query : '';
+          const found = searchTools(tools, query);
+          return { content: found.length === 0 ? `No MCP tool matches "${query.slice(0, 200)}".` : found.map(describeFound).join('\n\n') };
+        }
+        if (name === CALL_MCP_TOOL) {
+          const { name: tool, arguments: args } = (input ?? {}) as { name?: unknown; arguments?: unknown };
+          if (typeof tool !== 'string') return { content: `${CALL_MCP_TOOL} needs {"name": "mcp__<server>__<tool>", "arguments": {...}}.`, isError: true };
+          return call(tool, args ?? {});
+        }
+        return call(name, input);
+      },
+    };
+  }
+
+  /** The one tool of a server nobody has signed in to yet: the person signs in, and its tools come next turn. */
+  private async signInOnly(server: McpServerConfig, turn: McpTurn): Promise<ToolOutcome> {
+    const link = this.link(server, turn);
+    let connection = await link.connect();
+    if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
+    if (!connection.ok) return { content: `Not connected to ${server.name}: ${connection.why}.`, isError: true };
+    this.known.set(server.name, connection.tools());
+    const names = connection.tools().map((tool) => `mcp__${server.name}__${tool.name}`);
+    return { content: `Connected to ${server.name}. Its tools (${names.join(', ') || 'none'}) are offered from the person's next message: tell them so.` };
+  }
+
+  /** How one call reaches a server for the requester, signing them in when it asks. */
+  private link(server: McpServerConfig, turn: McpTurn): ServerLink {
+    const connect = async () => {
+      const result = await this.connect(server, turn);
+      if (!result.ok && result.signIn === undefined) turn.notice(`The MCP server ${server.name} could not be used: ${result.why}.`);
+      return result;
+    };
+    return {
+      connect,
+      reset: () => this.deps.connections.reset(server, turn.requesterId),
+      signIn: async (url) => {
+        const signIns = this.deps.signIns;
+        if (signIns === undefined || turn.tellPrivately === undefined) {
+          return { ok: false, why: `the MCP server ${server.name} needs the person to sign in, and this chat cannot send them the link privately` };
+        }
+        await turn.tellPrivately(`To let Claude use ${server.name} for you, connect your account: ${url}\nThe link is yours alone. Your waiting request goes on once you are connected.`);
+        turn.progress(`Waiting for you to connect ${server.name}…`);
+        const connected = await signIns.waitFor(server.name, turn.requesterId, turn.approvalTimeoutMs, turn.signal);
+        if (!connected) return { ok: false, why: `the person did not connect their ${server.name} account in time; asking again sends a new link` };
+        await this.deps.connections.reset(server, turn.requesterId);
+        return connect();
+      },
+    };
+  }
+
+  private toolSet(worldId: string, listings: Array<{ server: string; tools: readonly Tool[] }>): WorldTools {
+    const lists = listings.map((listing) => listing.tools);
+    const cached = this.cache.get(worldId);
+    if (cached !== undefined && cached.lists.length === lists.length && cached.lists.every((list, index) => list === lists[index])) return cached.tools;
+    const tools = buildWorldTools(listings, this.deps.budgetChars);
+    for (const refused of tools.refused) this.deps.logger.warn({ worldId, server: refused.server, tool: refused.tool.slice(0, 200), why: refused.why }, 'MCP tool refused');
+    this.cache.set(worldId, { lists, tools });
+    return tools;
+  }
+}

@@ -1,0 +1,72 @@
+// The SDK's Transport over the pipes of a stdio server that runs in the sandbox (src/exec/longRunning.ts): the
+// SDK's StdioClientTransport spawns the process itself, which only src/exec may do. Framing is the SDK's own
+// (ReadBuffer, serializeMessage); a line too long or not JSON-RPC ends the connection with one clear error.
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ServiceProcess } from '../exec/longRunning.ts';
+
+/** The longest message a server may send (a bigger one is garbage or hostile: the connection ends). */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+export class SandboxTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private closed = false;
+
+  constructor(
+    private readonly process: ServiceProcess,
+    private readonly describe: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.process.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.process.stdout.on('error', (error) => this.onerror?.(error));
+    void this.process.exited.then(({ code, signal }) => {
+      if (this.closed) return;
+      this.onerror?.(new Error(`${this.describe} exited (${signal ?? `code ${code}`})`));
+      this.finish();
+    });
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+      for (;;) {
+        const message = this.buffer.readMessage();
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    } catch (error) {
+      // Not JSON-RPC, or a line past the bound: nothing after it can be trusted to line up.
+      this.onerror?.(new Error(`${this.describe} sent something that is not an MCP message (${(error as Error).message.slice(0, 200)})`));
+      void this.close();
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) throw new Error(`${this.describe} is not running`);
+    const text = serializeMessage(message);
+    await new Promise<void>((resolve, reject) => {
+      this.process.stdin.write(text, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.buffer.clear();
+    await this.process.stop();
+    this.onclose?.();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.buffer.clear();
+    void this.process.stop();
+    this.onclose?.();
+  }
+}

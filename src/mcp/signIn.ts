@@ -1,0 +1,165 @@
+// Per-person sign-in to http/sse MCP servers that answer 401, with the SDK's OAuth client (authorization code +
+// PKCE, dynamic client registration where the server offers it, a configured client id otherwise). The link goes
+// privately to the person whose turn needs it; the redirect lands on GET <PUBLIC_URL>/mcp/oauth/callback; the
+// tokens are theirs alone (TokenVault), refreshed by the SDK when they expire.
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Logger } from '../ops/log.ts';
+import type { McpServerConfig } from './config.ts';
+import type { TokenVault } from './tokenVault.ts';
+
+export const CALLBACK_PATH = '/mcp/oauth/callback';
+
+type RemoteServer = McpServerConfig & { type: 'http' | 'sse' };
+
+/** The SDK's view of one person's sign-in to one server; `pendingUrl` is where the SDK last sent them. */
+export class PersonAuth implements OAuthClientProvider {
+  private pending: string | undefined;
+
+  constructor(
+    private readonly server: RemoteServer,
+    private readonly personId: string,
+    private readonly vault: TokenVault,
+    private readonly publicUrl: string,
+  ) {}
+
+  get redirectUrl(): string {
+    return `${this.publicUrl}${CALLBACK_PATH}`;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'skillbot',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: this.server.oauth?.clientSecret === undefined ? 'none' : 'client_secret_post',
+      ...(this.server.oauth?.scope === undefined ? {} : { scope: this.server.oauth.scope }),
+    };
+  }
+
+  async state(): Promise<string> {
+    const state = randomBytes(24).toString('base64url');
+    await this.vault.rememberState(state, { server: this.server.name, personId: this.personId });
+    return state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const configured = this.server.oauth;
+    if (configured !== undefined) return { client_id: configured.clientId, ...(configured.clientSecret === undefined ? {} : { client_secret: configured.clientSecret }) };
+    return this.vault.client(this.server.name);
+  }
+
+  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+    await this.vault.saveClient(this.server.name, information);
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.vault.person(this.server.name, this.personId)).tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.vault.updatePerson(this.server.name, this.personId, (record) => ({ ...record, tokens }));
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.pending = url.toString();
+  }
+
+  pendingUrl(): string | undefined {
+    return this.pending;
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.vault.updatePerson(this.server.name, this.personId, (record) => ({ ...record, codeVerifier }));
+  }
+
+  async codeVerifier(): Promise<string> {
+    const verifier = (await this.vault.person(this.server.name, this.personId)).codeVerifier;
+    if (verifier === undefined) throw new Error('no sign-in is under way for this person and server');
+    return verifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'all' || scope === 'tokens') await this.vault.updatePerson(this.server.name, this.personId, ({ codeVerifier }) => (codeVerifier === undefined ? {} : { codeVerifier }));
+    if (scope === 'verifier') await this.vault.updatePerson(this.server.name, this.personId, ({ tokens }) => (tokens === undefined ? {} : { tokens }));
+  }
+}
+
+export type CallbackOutcome = { ok: true; server: string; personId: string } | { ok: false; why: string };
+
+/** Sign-ins of this process: providers, the callback's exchange of the code, and turns waiting for one. */
+export class SignIns {
+  private readonly done = new EventEmitter();
+
+  constructor(
+    private readonly servers: readonly McpServerConfig[],
+    private readonly vault: TokenVault,
+    private readonly publicUrl: string,
+    private readonly logger: Logger,
+  ) {
+    this.done.setMaxListeners(0);
+  }
+
+  provider(server: RemoteServer, personId: string): PersonAuth {
+    return new PersonAuth(server, personId, this.vault, this.publicUrl);
+  }
+
+  /** GET /mcp/oauth/callback: the code is exchanged for the person's tokens (the SDK's `auth`). */
+  async complete(query: URLSearchParams): Promise<CallbackOutcome> {
+    const state = query.get('state') ?? '';
+    const pending = state === '' ? undefined : await this.vault.takeState(state);
+    if (pending === undefined) return { ok: false, why: 'This sign-in link is unknown or older than 10 minutes. Ask the bot again to get a new one.' };
+    const server = this.servers.find((entry): entry is RemoteServer => entry.name === pending.server && entry.type !== 'stdio');
+    if (server === undefined) return { ok: false, why: `The MCP server ${pending.server} is no longer configured.` };
+    const error = query.get('error');
+    if (error !== null) return { ok: false, why: `The sign-in to ${server.name} was not completed (${error.slice(0, 100)}).` };
+    const code = query.get('code');
+    if (code === null || code === '') return { ok: false, why: 'The sign-in answer carries no code.' };
+    try {
+      const result = await auth(this.provider(server, pending.personId), { serverUrl: server.url, authorizationCode: code });
+      if (result !== 'AUTHORIZED') return { ok: false, why: `The sign-in to ${server.name} did not finish.` };
+    } catch (caught) {
+      this.logger.warn({ server: server.name, err: (caught as Error).message }, 'MCP sign-in: exchanging the code failed');
+      return { ok: false, why: `The sign-in to ${server.name} failed: ${(caught as Error).message.slice(0, 200)}` };
+    }
+    this.logger.info({ server: server.name, personId: pending.personId }, 'MCP sign-in completed');
+    this.done.emit(`${server.name}\0${pending.personId}`);
+    return { ok: true, server: server.name, personId: pending.personId };
+  }
+
+  /**
+   * Resolves true once the person completes a sign-in to the server (here, or on another instance: new tokens in
+   * the store), false at the timeout or a stop.
+   */
+  async waitFor(server: string, personId: string, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    const before = (await this.vault.person(server, personId)).tokens?.access_token;
+    return new Promise((resolve) => {
+      const event = `${server}\0${personId}`;
+      const poll = setInterval(() => {
+        void this.vault.person(server, personId).then(({ tokens }) => {
+          if (tokens !== undefined && tokens.access_token !== before) finish(true);
+        }, () => undefined);
+      }, 1000);
+      const finish = (value: boolean) => {
+        clearInterval(poll);
+        clearTimeout(timer);
+        this.done.off(event, onDone);
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onDone = () => finish(true);
+      const onAbort = () => finish(false);
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.done.on(event, onDone);
+      signal.addEventListener('abort', onAbort);
+    });
+  }
+
+  /** `skillbot mcp disconnect`: the person's tokens go; true when there were some. */
+  disconnect(server: string, personId: string): Promise<boolean> {
+    return this.vault.forget(server, personId);
+  }
+}

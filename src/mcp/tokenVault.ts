@@ -1,0 +1,97 @@
+// What a person's sign-in to an MCP server leaves: tokens, the PKCE verifier, the client registered with the
+// server's authorization server. Kept per (server, person) in the store, encrypted (AES-256-GCM) with a key derived
+// from the state key: a copy of the store alone reads nothing.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { z } from 'zod';
+import type { Store } from '../store/types.ts';
+
+export interface SignInRecord {
+  tokens?: OAuthTokens;
+  codeVerifier?: string;
+}
+
+const sealedSchema = z.object({ v: z.literal(1), iv: z.string(), tag: z.string(), data: z.string() });
+/** Sign-ins are kept a long while; a refresh token's own lifetime decides more than this. */
+const KEEP_MS = 180 * 24 * 60 * 60 * 1000;
+
+export class TokenVault {
+  private readonly key: Buffer;
+
+  constructor(
+    private readonly store: Store,
+    stateKey: Buffer,
+  ) {
+    this.key = Buffer.from(hkdfSync('sha256', stateKey, Buffer.alloc(0), 'skillbot mcp oauth tokens', 32));
+  }
+
+  /** Person ids may hold anything: the store key is a hash, so listing a namespace names nobody. */
+  private static key(kind: string, server: string, personId?: string): string {
+    return `oauth:${kind}:${server}${personId === undefined ? '' : `:${createHash('sha256').update(personId).digest('hex').slice(0, 32)}`}`;
+  }
+
+  private seal(value: unknown): z.infer<typeof sealedSchema> {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const data = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+    return { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+  }
+
+  private open<T>(raw: unknown): T | undefined {
+    const parsed = sealedSchema.safeParse(raw);
+    if (!parsed.success) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(parsed.data.iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(parsed.data.tag, 'base64'));
+      return JSON.parse(Buffer.concat([decipher.update(Buffer.from(parsed.data.data, 'base64')), decipher.final()]).toString('utf8')) as T;
+    } catch {
+      // Another key, or tampered with: as if nobody had signed in.
+      return undefined;
+    }
+  }
+
+  async person(server: string, personId: string): Promise<SignInRecord> {
+    return this.open<SignInRecord>(await this.store.get('mcp', TokenVault.key('person', server, personId))) ?? {};
+  }
+
+  async updatePerson(server: string, personId: string, change: (record: SignInRecord) => SignInRecord): Promise<void> {
+    const next = change(await this.person(server, personId));
+    await this.store.set('mcp', TokenVault.key('person', server, personId), this.seal(next), KEEP_MS);
+    const people = await this.people(server);
+    if (!people.includes(personId)) await this.store.set('mcp', TokenVault.key('people', server), this.seal([...people, personId]), KEEP_MS);
+  }
+
+  /** Who has (or had) a sign-in record for the server: for `skillbot mcp disconnect SERVER` without --user. */
+  async people(server: string): Promise<string[]> {
+    return this.open<string[]>(await this.store.get('mcp', TokenVault.key('people', server))) ?? [];
+  }
+
+  async forget(server: string, personId: string): Promise<boolean> {
+    const had = (await this.person(server, personId)).tokens !== undefined;
+    await this.store.delete('mcp', TokenVault.key('person', server, personId));
+    const people = (await this.people(server)).filter((id) => id !== personId);
+    await this.store.set('mcp', TokenVault.key('people', server), this.seal(people), KEEP_MS);
+    return had;
+  }
+
+  /** The client the bot registered with the server's authorization server (one per server, shared by people). */
+  async client(server: string): Promise<OAuthClientInformationMixed | undefined> {
+    return this.open<OAuthClientInformationMixed>(await this.store.get('mcp', TokenVault.key('client', server)));
+  }
+
+  async saveClient(server: string, client: OAuthClientInformationMixed): Promise<void> {
+    await this.store.set('mcp', TokenVault.key('client', server), this.seal(client), KEEP_MS);
+  }
+
+  /** A sign-in under way: the OAuth `state` names the server and the person (10 minutes). */
+  async rememberState(state: string, pending: { server: string; personId: string }): Promise<void> {
+    await this.store.set('mcp', `oauth:state:${state}`, this.seal(pending), 10 * 60 * 1000);
+  }
+
+  async takeState(state: string): Promise<{ server: string; personId: string } | undefined> {
+    const key = `oauth:state:${state}`;
+    const pending = this.open<{ server: string; personId: string }>(await this.store.get('mcp', key));
+    if (pending !== undefined) await this.store.delete('mcp', key);
+    return pending;
+  }
+}

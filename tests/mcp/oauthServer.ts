@@ -1,0 +1,120 @@
+// An OAuth-protected MCP server of our own on loopback, built from the SDK's server and auth helpers (its
+// authorization router, bearer middleware, Streamable HTTP transport): the authorization server signs people in
+// by a `login` the test's "browser" adds to the authorize URL; the tool `whoami` answers whose token called it.
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express, { type Response } from 'express';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { OAuthServerProvider, AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+
+interface Token {
+  login: string;
+  clientId: string;
+  expiresAt: number;
+}
+
+export interface OAuthMcp {
+  url: string;
+  /** Access tokens live this long (seconds) from now on. */
+  accessSeconds: number;
+  refreshes: number;
+  /** Ends every token of a person, refresh tokens too. */
+  revoke(login: string): void;
+  close(): Promise<void>;
+}
+
+export async function startOAuthMcp(): Promise<OAuthMcp> {
+  const clients = new Map<string, OAuthClientInformationFull>();
+  const codes = new Map<string, { client: string; params: AuthorizationParams; login: string }>();
+  const access = new Map<string, Token>();
+  const refresh = new Map<string, Token>();
+  const state = { accessSeconds: 3600, refreshes: 0 };
+  const issue = (login: string, clientId: string): OAuthTokens => {
+    const token = randomUUID();
+    const again = randomUUID();
+    access.set(token, { login, clientId, expiresAt: Date.now() + state.accessSeconds * 1000 });
+    refresh.set(again, { login, clientId, expiresAt: Infinity });
+    return { access_token: token, token_type: 'bearer', expires_in: state.accessSeconds, refresh_token: again };
+  };
+  const provider: OAuthServerProvider = {
+    clientsStore: {
+      getClient: async (id) => clients.get(id),
+      registerClient: async (client) => {
+        const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
+        clients.set(full.client_id, full);
+        return full;
+      },
+    },
+    async authorize(client, params, res: Response) {
+      const login = String(res.req.query.login ?? 'nobody');
+      const code = randomUUID();
+      codes.set(code, { client: client.client_id, params, login });
+      const target = new URL(params.redirectUri);
+      target.searchParams.set('code', code);
+      if (params.state !== undefined) target.searchParams.set('state', params.state);
+      res.redirect(target.toString());
+    },
+    async challengeForAuthorizationCode(_client, code) {
+      const entry = codes.get(code);
+      if (entry === undefined) throw new Error('unknown code');
+      return entry.params.codeChallenge;
+    },
+    async exchangeAuthorizationCode(client, code) {
+      const entry = codes.get(code);
+      if (entry === undefined || entry.client !== client.client_id) throw new Error('unknown code');
+      codes.delete(code);
+      return issue(entry.login, client.client_id);
+    },
+    async exchangeRefreshToken(client, token) {
+      const entry = refresh.get(token);
+      if (entry === undefined || entry.clientId !== client.client_id) throw new InvalidGrantError('unknown refresh token');
+      refresh.delete(token);
+      state.refreshes++;
+      return issue(entry.login, client.client_id);
+    },
+    async verifyAccessToken(token): Promise<AuthInfo> {
+      const entry = access.get(token);
+      if (entry === undefined || entry.expiresAt < Date.now()) throw new InvalidTokenError('invalid or expired token');
+      return { token, clientId: entry.clientId, scopes: [], expiresAt: Math.floor(entry.expiresAt / 1000), extra: { login: entry.login } };
+    },
+  };
+
+  const app = express();
+  let base = '';
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const port = (server.address() as { port: number }).port;
+  base = `http://127.0.0.1:${port}`;
+  const mcpUrl = new URL(`${base}/mcp`);
+  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl }));
+  app.post('/mcp', express.json(), requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }), async (req, res) => {
+    const mcp = new McpServer({ name: 'tracker', version: '1.0.0' });
+    mcp.registerTool('whoami', { description: 'Says whose account the call uses.' }, async (extra) => ({ content: [{ type: 'text', text: `account: ${String(extra.authInfo?.extra?.login)}` }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  return {
+    url: mcpUrl.toString(),
+    get accessSeconds() {
+      return state.accessSeconds;
+    },
+    set accessSeconds(value: number) {
+      state.accessSeconds = value;
+    },
+    get refreshes() {
+      return state.refreshes;
+    },
+    revoke(login) {
+      for (const tokens of [access, refresh]) for (const [key, entry] of tokens) if (entry.login === login) tokens.delete(key);
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
