@@ -109,10 +109,14 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
         resolve(reply);
       };
       pending.set(message.id, settle);
-      child ??= start();
-      child.send(message, (error) => {
-        if (error !== null) settle({ kind: 'failed', id: message.id, error: error.message });
-      });
+      try {
+        child ??= start();
+        child.send(message, (error) => {
+          if (error !== null) settle({ kind: 'failed', id: message.id, error: error.message });
+        });
+      } catch (error) {
+        settle({ kind: 'failed', id: message.id, error: (error as Error).message });
+      }
     });
 
   return {

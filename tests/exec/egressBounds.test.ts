@@ -2,7 +2,7 @@
 // answering `HTTP/1.1 000` is a 502; a run's idle connections are capped and cost the bot no file descriptor; names
 // whose DNS never answers are bounded per run, dropped when the run ends, and never hold the bot's own lookups.
 import { lookup } from 'node:dns/promises';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
 import type { Executor } from '../../src/exec/types.ts';
@@ -56,6 +56,20 @@ let dns: FakeDns;
 let skill: TempSkill;
 let executor: Executor;
 const fds = () => readdirSync('/proc/self/fd').length;
+
+/** The egress process this test's executor started (a child of this process running egressProcess.mjs). */
+function egressProcessPid(): number | undefined {
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('egressProcess.mjs')) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
 
 beforeAll(async () => {
   netns = await openTestNetns();
@@ -115,4 +129,14 @@ describe('the egress proxy', () => {
     // Nothing is asked for the run after its end: its pending lookups were dropped (c-ares would retry them).
     expect([...dns.asked.values()].reduce((sum, count) => sum + count, 0)).toBe(total);
   }, 30_000);
+
+  it('is started again when its process ends, and the next networked run goes on', async () => {
+    const pid = egressProcessPid();
+    expect(pid).toEqual(expect.any(Number));
+    process.kill(pid!, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = await executor.run({ skillDir: skill.dir, script: 'scripts/zero.sh', network: true });
+    expect(after).toMatchObject({ status: 'ok', stdout: '502\n' });
+    expect(egressProcessPid()).not.toBe(pid);
+  });
 });
