@@ -72,15 +72,14 @@ export function prepareWorkspace(dir: string, owner: RunOwner | undefined): void
     workspace.reset(0o700, owner);
     const existing = workspace.lstat('outputs');
     if (existing !== undefined && !existing.isDirectory()) workspace.rename('outputs', workspace, asideName(workspace));
-    let outputs: Folder;
-    try {
-      outputs = workspace.childOrMake('outputs', 0o755, owner);
-    } catch (error) {
-      if (error instanceof NotAFolder) throw new WorkspacePathError(`${SANDBOX_PATHS.outputs} changed while it was made ready; run again`);
-      throw error;
-    }
+    const outputs = workspace.childOrMake('outputs', 0o755, owner);
     outputs.reset(0o755, owner);
     outputs.close();
+  } catch (error) {
+    // The person and the model read /workspace paths, never the host's (nor the descriptor paths used to get there).
+    if (error instanceof NotAFolder) throw new WorkspacePathError(`${SANDBOX_PATHS.outputs} changed while it was made ready; run again`);
+    if (error instanceof WorkspacePathError) throw error;
+    throw new WorkspacePathError(`${SANDBOX_PATHS.outputs} could not be made ready (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   } finally {
     workspace.close();
   }

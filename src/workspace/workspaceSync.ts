@@ -29,7 +29,7 @@ export interface SyncContext {
   now: number;
 }
 
-/** Chunk uploads (or one file's chunk fetches) in flight at once; files fetched at once. */
+/** Chunk uploads (or one file's chunk fetches) in flight at once; larger files fetched at once. */
 const IN_FLIGHT = 4;
 const FILES_IN_FLIGHT = 4;
 let restoreSequence = 0;
@@ -148,8 +148,12 @@ async function localHashes(dir: string, scan: TreeScan, state: LocalState): Prom
 
 const split = (rel: string) => ({ parent: path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel), name: path.posix.basename(rel) });
 
-/** Writes one file from the store under a temporary name, checks every chunk and the whole, then gives it its name. */
-async function fetchFile(context: SyncContext, folders: OpenFolders, entry: FileEntry): Promise<void> {
+/**
+ * Writes one file under a temporary name from `body` (which hands its bytes to `write`), checks it, and only then
+ * gives it its name. A chunked file is checked chunk by chunk against the sealed list (`body` does it); a small one
+ * the manifest carries, whole against its sha256.
+ */
+async function placeFile(context: SyncContext, folders: OpenFolders, entry: FileEntry, body: (write: (bytes: Buffer) => void) => Promise<void> | void): Promise<void> {
   const { parent, name } = split(entry.path);
   const temporary = `.skillbot-restore-${process.pid}-${(restoreSequence += 1)}`;
   const fd = folders.get(parent).openFile(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
@@ -157,8 +161,29 @@ async function fetchFile(context: SyncContext, folders: OpenFolders, entry: File
   const drop = () => folders.get(parent).remove(temporary);
   try {
     if (context.owner !== undefined) fchownSync(fd, context.owner.uid, context.owner.gid);
-    const pieces: Array<Promise<string | undefined>> = entry.data !== undefined ? [Promise.resolve(entry.data)] : [];
-    const names = entry.chunks ?? [];
+    await body((bytes) => {
+      if (entry.data !== undefined) whole.update(bytes);
+      writeAll(fd, bytes);
+    });
+  } catch (error) {
+    closeSync(fd);
+    drop();
+    throw error;
+  }
+  closeSync(fd);
+  if (entry.data !== undefined && whole.digest('hex') !== entry.sha) {
+    drop();
+    throw new Error('its content does not match its hash');
+  }
+  const folder = folders.get(parent);
+  folder.remove(name);
+  folder.rename(temporary, folder, name);
+}
+
+/** A larger file's chunks from the store, a few in flight, each checked against its hash. */
+function chunksFrom(context: SyncContext, names: readonly string[]) {
+  return async (write: (bytes: Buffer) => void): Promise<void> => {
+    const pieces: Array<Promise<string | undefined>> = [];
     let next = 0;
     const fetch = () => context.store.get<string>('workspaces', blobKey(context.chatId, names[next++] as string));
     while (pieces.length < IN_FLIGHT && next < names.length) pieces.push(fetch());
@@ -167,24 +192,10 @@ async function fetchFile(context: SyncContext, folders: OpenFolders, entry: File
       if (next < names.length) pieces.push(fetch());
       if (data === undefined) throw new Error('the store no longer holds its content');
       const bytes = Buffer.from(data, 'base64');
-      const expected = entry.data !== undefined ? undefined : names[index];
-      if (expected !== undefined && createHash('sha256').update(bytes).digest('hex') !== expected) throw new Error('a chunk does not match its hash');
-      whole.update(bytes);
-      writeAll(fd, bytes);
+      if (createHash('sha256').update(bytes).digest('hex') !== names[index]) throw new Error('a chunk does not match its hash');
+      write(bytes);
     }
-  } catch (error) {
-    closeSync(fd);
-    drop();
-    throw error;
-  }
-  closeSync(fd);
-  if (whole.digest('hex') !== entry.sha) {
-    drop();
-    throw new Error('its content does not match its hash');
-  }
-  const folder = folders.get(parent);
-  folder.remove(name);
-  folder.rename(temporary, folder, name);
+  };
 }
 
 /**
@@ -232,21 +243,33 @@ export async function restoreWorkspace(context: SyncContext): Promise<{ fetched:
         refused.push(`${entry.path}: ${(error as Error).message}`);
       }
     }
-    // A few files at a time, each a few chunks at a time: the store's latency overlaps, memory stays bounded.
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let entry = wanting[next++]; entry !== undefined; entry = wanting[next++]) {
-        try {
-          await fetchFile(context, folders, entry);
-          fetched += 1;
-          bytes += entry.size;
-          files[entry.path] = known(entry);
-        } catch (error) {
-          refused.push(`${entry.path}: ${(error as Error).message}`);
-        }
+    const place = async (entry: FileEntry, body: (write: (bytes: Buffer) => void) => Promise<void> | void): Promise<void> => {
+      try {
+        await placeFile(context, folders, entry, body);
+        fetched += 1;
+        bytes += entry.size;
+        files[entry.path] = known(entry);
+      } catch (error) {
+        refused.push(`${entry.path}: ${(error as Error).message}`);
       }
     };
-    await Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+    // Larger files a few at a time, each a few chunks at a time (the store's latency overlaps, memory stays
+    // bounded); the small ones the manifest carries are written meanwhile.
+    const chunked = wanting.filter((entry) => entry.data === undefined);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let entry = chunked[next++]; entry !== undefined; entry = chunked[next++]) await place(entry, chunksFrom(context, entry.chunks ?? []));
+    };
+    const fetching = Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+    let written = 0;
+    for (const entry of wanting) {
+      const data = entry.data;
+      if (data === undefined) continue;
+      await place(entry, (write) => write(Buffer.from(data, 'base64')));
+      // Lets the chunks that arrived meanwhile be written too.
+      if (++written % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await fetching;
   } finally {
     folders.close();
   }
