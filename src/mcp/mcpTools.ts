@@ -2,14 +2,13 @@
 // stay the same) and a runner for the calls the model makes to them.
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ToolOutcome } from '../agent/loop.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { type McpServerConfig, type McpSettings, worldAllowsServer } from './config.ts';
 import type { Connected, McpConnections, NotConnected } from './connections.ts';
 import type { SignIns } from './signIn.ts';
-import { callMcpTool, type CallTurn, type ServerLink } from './toolCall.ts';
+import { ArgumentChecker, callMcpTool, type CallTurn, type ServerLink } from './toolCall.ts';
 import { buildWorldTools, CALL_MCP_TOOL, describeFound, FIND_MCP_TOOLS, searchTools, type WorldTools } from './toolCatalog.ts';
 
 export interface McpToolsDeps {
@@ -60,7 +59,7 @@ function connectTools(server: string): Tool[] {
 const NONE: TurnTools = { definitions: [], handles: () => false, run: async () => ({ content: 'No MCP tools here.', isError: true }) };
 
 export class McpTools {
-  private readonly validator = new AjvJsonSchemaValidator();
+  private readonly arguments = new ArgumentChecker();
   /** Each server's tools as last listed by anyone: offered to a person who has not signed in yet. */
   private readonly known = new Map<string, readonly Tool[]>();
   /** Per world: the listings a tool set was built from, and the set (same lists: the same object, the same bytes). */
@@ -105,7 +104,7 @@ export class McpTools {
       const server = byServer.get(entry.server);
       if (server === undefined) return Promise.resolve({ content: `The MCP server ${entry.server} is not offered here.`, isError: true });
       if (entry.tool === CONNECT_TOOL && this.known.get(server.name) === undefined) return this.signInOnly(server, turn);
-      return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, validator: this.validator }, turn, entry, input, this.link(server, turn));
+      return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, arguments: this.arguments }, turn, entry, input, this.link(server, turn));
     };
     return {
       definitions: tools.definitions,

@@ -3,8 +3,8 @@
 // (the SDK sends notifications/cancelled), the result as the model reads it, and an audit entry.
 import { createHash } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
@@ -20,7 +20,7 @@ export interface CallDeps {
   audit: AuditLog;
   logger: Logger;
   timeoutMs: number;
-  validator: AjvJsonSchemaValidator;
+  arguments: ArgumentChecker;
 }
 
 export interface CallTurn {
@@ -46,18 +46,26 @@ export interface ServerLink {
   reset(): Promise<void>;
 }
 
-/** The arguments as the tool's schema wants them, or one sentence saying what is wrong (nobody is asked then). */
-export function checkArguments(validator: AjvJsonSchemaValidator, entry: McpToolEntry, input: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; why: string } {
-  const args = input === undefined || input === null ? {} : input;
-  if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, why: 'the arguments must be a JSON object' };
-  let check;
-  try {
-    check = validator.getValidator({ ...entry.inputSchema, type: 'object' } as JsonSchemaType);
-  } catch (error) {
-    return { ok: false, why: `the server's input schema for this tool cannot be used (${oneLine((error as Error).message)})` };
+/** Arguments checked against each tool's input schema (the SDK's Ajv validator), each schema compiled once. */
+export class ArgumentChecker {
+  private readonly validator = new AjvJsonSchemaValidator();
+  /** Compiling costs milliseconds; a tool set keeps its entries while its server's list stands. */
+  private readonly compiled = new WeakMap<McpToolEntry, JsonSchemaValidator<unknown>>();
+
+  /** The arguments as the tool's schema wants them, or one sentence saying what is wrong (nobody is asked then). */
+  check(entry: McpToolEntry, input: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; why: string } {
+    const args = input === undefined || input === null ? {} : input;
+    if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, why: 'the arguments must be a JSON object' };
+    let check = this.compiled.get(entry);
+    try {
+      check ??= this.validator.getValidator({ ...entry.inputSchema, type: 'object' } as JsonSchemaType);
+    } catch (error) {
+      return { ok: false, why: `the server's input schema for this tool cannot be used (${oneLine((error as Error).message)})` };
+    }
+    this.compiled.set(entry, check);
+    const result = check(args);
+    return result.valid ? { ok: true, args: args as Record<string, unknown> } : { ok: false, why: `the arguments do not match the tool's input schema: ${oneLine(result.errorMessage)}` };
   }
-  const result = check(args);
-  return result.valid ? { ok: true, args: args as Record<string, unknown> } : { ok: false, why: `the arguments do not match the tool's input schema: ${oneLine(result.errorMessage)}` };
 }
 
 export const argumentsHash = (args: Record<string, unknown>): string => createHash('sha256').update(JSON.stringify(args)).digest('hex');
@@ -69,7 +77,7 @@ export async function callMcpTool(
   input: unknown,
   link: ServerLink,
 ): Promise<ToolOutcome> {
-  const checked = checkArguments(deps.validator, entry, input);
+  const checked = deps.arguments.check(entry, input);
   if (!checked.ok) return failure(`${entry.fullName} was not called: ${checked.why}.`);
   const args = checked.args;
   const item = { kind: 'tool' as const, path: entry.fullName, args: [JSON.stringify(args)] };
