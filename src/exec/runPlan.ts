@@ -162,7 +162,7 @@ export async function prepareRun(
     command: plan.prlimitPath,
     args: [...prlimitArgs(limits), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...(network ? proxyEnv() : {}) },
+    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined, plan.nodePath), ...(network ? proxyEnv() : {}) },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,
