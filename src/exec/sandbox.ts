@@ -32,8 +32,10 @@ export interface SandboxLayout {
   infoFd?: number;
 }
 
-// The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales.
-const ETC_ALWAYS = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'localtime', 'alternatives', 'mime.types'];
+// The parts of /etc that sh, bash, python3 and node need to start and resolve names and locales, and the host
+// configuration programs read at start: LibreOffice's registry (Debian links /usr/lib/libreoffice/share/registry
+// there; without it soffice aborts) and fontconfig's (documents rendered with no fonts come out blank).
+const ETC_ALWAYS = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'localtime', 'alternatives', 'mime.types', 'libreoffice', 'fonts'];
 // Only with network: name resolution and TLS trust.
 const ETC_NETWORK = ['resolv.conf', 'hosts', 'host.conf', 'gai.conf', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'crypto-policies'];
 
