@@ -200,6 +200,19 @@ describe('the host check', () => {
     const real = missingOnHost(dependencies, new HostView(), formDir);
     expect(real.some((dependency) => dependency.name === 'qpdf' || dependency.name === 'pypdf')).toBe(false);
   });
+
+  it('an install line names its installer, not what it installs; `pnpm exec` is a use of pnpm', async () => {
+    const dir = await writeSkill(root, 'bundler', undefined, '# Bundler\n\nRun `scripts/bundle.sh`.\n', {
+      'scripts/bundle.sh': '#!/bin/sh\npnpm add -D parcel html-inline\npnpm exec parcel build index.html\nnpm install -g skillbot-nopkg-xyz\n',
+    });
+    const empty = join(tmp.path, 'empty-bin');
+    await mkdir(empty, { recursive: true });
+    const missing = missingOnHost(await scanSkillDependencies(dir), new HostView({ searchPath: empty, nodePath: '/nonexistent/node' }), dir);
+    expect(missing.map((dependency) => [dependency.name, dependency.sites.map((site) => site.line)])).toEqual([
+      ['pnpm', [2, 3]],
+      ['npm', [4]],
+    ]);
+  });
 });
 
 describe('missingDependencyHint, on stderr from real failures', () => {
