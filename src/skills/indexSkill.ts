@@ -38,8 +38,13 @@ function cut(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-/** A linked document is shown whole when it is at most this big (larger ones are listed with their size). */
+/**
+ * A linked document is shown whole when it is at most this big, and while the skill's linked documents together stay
+ * within the second bound; the others are listed with their size (claude-api links 30 documents, one per language
+ * and topic: the model reads the one it needs).
+ */
 export const LINKED_TEXT_MAX = 16 * 1024;
+export const LINKED_TEXT_MAX_PER_SKILL = 32 * 1024;
 
 /**
  * The files the model may need: every file under references/ or assets/, and every other file the instructions
@@ -52,14 +57,16 @@ function resourcesOf(scanned: ScannedFolder, body: string, reached: ReadonlySet<
     .filter((f) => f.path.startsWith('references/') || f.path.startsWith('assets/') || (reached.has(f.path) && !f.path.startsWith('scripts/')))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   let budget = REFERENCE_TEXT_MAX_PER_SKILL;
+  let linkedBudget = LINKED_TEXT_MAX_PER_SKILL;
   return files.map((file) => {
     const resource: ResourceFile = { path: file.path, size: file.size };
     const named = file.text !== undefined && bodyNames(body, file.path);
-    const linked = !named && reached.has(file.path) && file.markdown !== undefined && file.size <= LINKED_TEXT_MAX;
+    const linked = !named && reached.has(file.path) && file.markdown !== undefined && file.size <= LINKED_TEXT_MAX && file.markdown.length <= linkedBudget;
     const whole = named ? file.text : linked ? file.markdown : undefined;
     if (whole !== undefined && budget > 0) {
       const text = cut(whole, budget);
       budget -= text.length;
+      if (linked) linkedBudget -= text.length;
       resource.text = text;
       if ((named && file.truncated === true) || text.length < whole.length) resource.truncated = true;
     }
