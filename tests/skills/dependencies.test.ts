@@ -252,6 +252,11 @@ describe('missingDependencyHint, on stderr from real failures', () => {
     expect(missingDependencyHint(`${failed.stderr}\n${failed.stdout}`, failed.code)).toMatch(new RegExp(`Python module "${MISSING_MODULE}"`));
   });
 
+  it('a submodule the host\'s older package lacks (imageio.v3 on Debian 12): too old, not missing', async () => {
+    const failed = await run('/usr/bin/python3', ['-c', 'import json.skillbot_no_such_submodule']);
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/^The host's Python module "json" has no "skillbot_no_such_submodule": it is probably older than this skill needs/);
+  });
+
   it('a Python module too old: cannot import name', async () => {
     const failed = await run('/usr/bin/python3', ['-c', 'from pypdf import SkillbotNoSuchName']);
     expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/"pypdf" has no "SkillbotNoSuchName".*older.*pip install pypdf/);

@@ -3,6 +3,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { skillPathInside } from '../../config/sandboxPaths.ts';
+import { HostView } from './host.ts';
 import { adviceFor, describeAdvice, KNOWN_PROGRAMS } from './packages.ts';
 import { nodePackageName } from './extract.ts';
 import type { DependencyKind } from './types.ts';
@@ -103,9 +104,15 @@ function sentence(found: Found): string {
   return `This skill needs the ${what} "${found.name}", which the host skillbot runs on lacks; whoever runs skillbot can install it: ${how}.`;
 }
 
+/**
+ * `No module named 'imageio.v3'` when the host has imageio: not a missing package but too old a one (Debian 12's
+ * imageio 2.4 has no v3), said as such.
+ */
 function python(name: string | undefined): Found | undefined {
-  const top = name?.split('.')[0];
-  return top === undefined || top === '' ? undefined : { kind: 'python', name: top };
+  const [top, ...rest] = name?.split('.') ?? [];
+  if (top === undefined || top === '') return undefined;
+  if (rest.length > 0 && new HostView().hasPythonModule(top)) return { kind: 'python', name: top, lacks: rest.join('.') };
+  return { kind: 'python', name: top };
 }
 
 function program(name: string | undefined): Found | undefined {
