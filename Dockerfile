@@ -58,7 +58,7 @@ RUN apt-get update \
       poppler-utils pandoc qpdf \
       python3-openpyxl python3-docx python3-pil python3-lxml python3-defusedxml python3-numpy python3-pandas \
       python3-reportlab python3-imageio \
- && pip3 install --no-cache-dir --break-system-packages 'pypdf>=5' \
+ && pip3 install --no-cache-dir --break-system-packages 'pypdf>=5' 'imageio>=2.28' \
  && npm install -g pptxgenjs docx \
  && rm -rf /var/lib/apt/lists/* /root/.npm /root/.cache
 USER skillbot
