@@ -1,7 +1,9 @@
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
+import { globalNodeModules } from '../../src/exec/sandbox.ts';
 import { SANDBOX_PATHS } from '../../src/config/sandboxPaths.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
@@ -50,11 +52,16 @@ describe('the environment a skill script sees', () => {
     }
   });
 
-  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap) and the variables configured for the skill', async () => {
+  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap), NODE_PATH and the variables configured for the skill', async () => {
     const { env } = await runPrintEnv({ REPORT_API_URL: 'https://reports.example', REPORT_LIMIT: '7' });
     expect(env.REPORT_API_URL).toBe('https://reports.example');
     expect(env.REPORT_LIMIT).toBe('7');
-    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR']);
+    // NODE_PATH names only the global node_modules folders the sandbox shows read-only (where `npm install -g` puts a package).
+    const globals = globalNodeModules();
+    expect(env.NODE_PATH).toBe(globals.length === 0 ? undefined : globals.join(':'));
+    for (const dir of globals) expect(dir.startsWith('/usr/') || dir.startsWith(path.dirname(path.dirname(realpathSync(process.execPath))))).toBe(true);
+    const names = ['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR', ...(globals.length === 0 ? [] : ['NODE_PATH'])];
+    expect(Object.keys(env).sort()).toEqual(names.sort());
   });
 
   it('gives each run its own HOME and TMPDIR: what one run leaves there is gone in the next', async () => {
