@@ -58,6 +58,8 @@ export function workspaceScenarios(ctx: ContractContext): void {
     const chat = await ctx.driver.mention('alice', 'how many rows does this have?', [{ name: 'sales.csv', type: 'text/csv', bytes: CSV }]);
     const question = await chat.waitForQuestion();
     expect(question.text()).toContain("csv.DictReader(open('/workspace/sales.csv'))");
+    // Verbatim, as the shell gets it: its own quotes unescaped (a driver whose text is the card's JSON escapes them once).
+    expect([command, JSON.stringify(command).slice(1, -1)].some((shown) => question.text().includes(shown))).toBe(true);
     await question.click('bob', 'yes_once');
     await chat.waitForPrivateNote('bob', NOT_ALLOWED_TEXT);
     expect(question.isOpen()).toBe(true);
