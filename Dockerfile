@@ -7,7 +7,7 @@
 # profile that allows clone/clone3/unshare with CLONE_NEWUSER (docs/security.md). No --privileged, no capability.
 #
 # Two targets: the default image, and `--target documents`, the supported host for the document skills (LibreOffice
-# headless, poppler, pandoc, qpdf, a current pypdf and the Node packages the skills call; docs/skills.md).
+# headless, poppler, pandoc, qpdf, a current pypdf and imageio, and the Node packages the skills call; docs/skills.md).
 FROM node:20-bookworm-slim AS app
 
 # bubblewrap: the sandbox (as .ci/run installs it). tini: PID 1 that forwards SIGTERM and reaps orphans.
@@ -49,12 +49,13 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "bin/skillbot.mjs", "start"]
 
 # The documents host: what Anthropic's xlsx, pptx, docx and pdf skills run, in the places the sandbox shows
-# (/usr read-only; global node_modules on NODE_PATH). The same Debian set as .ci/run and docs/skills.md.
+# (/usr read-only; global node_modules on NODE_PATH). The same Debian set as .ci/run and docs/skills.md. Not the
+# -nogui builds: Debian 12's LibreOffice 7.4 -nogui aborts running a Basic macro headless, which xlsx's recalc.py does.
 FROM app AS documents
 USER root
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libreoffice-calc-nogui libreoffice-impress-nogui libreoffice-writer-nogui fonts-dejavu-core \
+      libreoffice-calc libreoffice-impress libreoffice-writer fonts-dejavu-core \
       poppler-utils pandoc qpdf \
       python3-openpyxl python3-docx python3-pil python3-lxml python3-defusedxml python3-numpy python3-pandas \
       python3-reportlab python3-imageio \
