@@ -5,7 +5,10 @@
 # The sandbox needs user namespaces, which Docker's default seccomp profile (and AppArmor on Ubuntu hosts) refuse:
 # run with `--security-opt seccomp=unconfined` (and `--security-opt apparmor=unconfined` on Ubuntu), or a seccomp
 # profile that allows clone/clone3/unshare with CLONE_NEWUSER (docs/security.md). No --privileged, no capability.
-FROM node:20-bookworm-slim
+#
+# Two targets: the default image, and `--target documents`, the supported host for the document skills (LibreOffice
+# headless, poppler, pandoc, qpdf, a current pypdf and imageio, and the Node packages the skills call; docs/skills.md).
+FROM node:20-bookworm-slim AS app
 
 # bubblewrap: the sandbox (as .ci/run installs it). tini: PID 1 that forwards SIGTERM and reaps orphans.
 # python3 + packages under /usr, which the sandbox mounts read-only: what skill scripts may import.
@@ -44,3 +47,22 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "bin/skillbot.mjs", "start"]
+
+# The documents host: what Anthropic's xlsx, pptx, docx and pdf skills run, in the places the sandbox shows
+# (/usr read-only; global node_modules on NODE_PATH). The same Debian set as .ci/run and docs/skills.md. Not the
+# -nogui builds: Debian 12's LibreOffice 7.4 -nogui aborts running a Basic macro headless, which xlsx's recalc.py does.
+FROM app AS documents
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      libreoffice-calc libreoffice-impress libreoffice-writer fonts-dejavu-core \
+      poppler-utils pandoc qpdf \
+      python3-openpyxl python3-docx python3-pil python3-lxml python3-defusedxml python3-numpy python3-pandas \
+      python3-reportlab python3-imageio \
+ && pip3 install --no-cache-dir --break-system-packages 'pypdf>=5' 'imageio>=2.28' \
+ && npm install -g pptxgenjs docx \
+ && rm -rf /var/lib/apt/lists/* /root/.npm /root/.cache
+USER skillbot
+
+# The default target stays the smaller image.
+FROM app

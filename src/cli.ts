@@ -80,13 +80,14 @@ async function processLogger(config: Config): Promise<ProcessLog> {
 /** Where the terminal chat's logs go while a person is reading the conversation on the same terminal. */
 export const CHAT_LOG_FILE = join('data', 'skillbot.log');
 
-async function chat(args: string[], host: CliHost, config: Config, log: ProcessLog): Promise<number> {
+async function chat(args: string[], host: CliHost, config: Config, log: ProcessLog, why?: string): Promise<number> {
   const { values } = parseArgs({ args, options: { world: { type: 'string' }, chat: { type: 'string' } }, strict: true });
   modelConfigured(config);
   // JSON lines between the messages would bury the conversation (and a piped run's answers on the same screen):
   // every line goes to a file, and warnings and errors show on stderr, one readable line each.
   const onTerminal = host.interactive === true;
   const chatLogger = (await import('./ops/log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE, { instanceId: log.instanceId });
+  if (why !== undefined) chatLogger.info(why);
   const { createApp } = await import('./app.ts');
   const app = await createApp(config, chatLogger, { instanceId: log.instanceId });
   // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
@@ -111,8 +112,8 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   const { logger, instanceId } = log;
   const wanted = host.platforms.filter((platform) => platform.enabled(config));
   if (wanted.length === 0) {
-    logger.info('no platform credentials set: starting the terminal chat');
-    return chat([], host, config, log);
+    // Into the chat's log file, not stderr: a piped run's stderr holds only readable warnings, from its first line.
+    return chat([], host, config, log, 'no platform credentials set: starting the terminal chat');
   }
   const [{ createApp }, { HttpServer }] = await Promise.all([import('./app.ts'), import('./ops/httpServer.ts')]);
   const app = await createApp(config, logger, { instanceId });

@@ -6,7 +6,8 @@ import type { App } from '../../src/app.ts';
 import { formatUsage } from '../../src/agent/usage.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { IncomingMessage, TurnSink } from '../../src/chats/platform.ts';
+import type { IncomingMessage, OutgoingFile, TurnSink } from '../../src/chats/platform.ts';
+import { TerminalFiles } from './files.ts';
 import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';
 import { terminalSafe } from '../../src/text/visible.ts';
 
@@ -20,6 +21,8 @@ export interface TerminalOptions {
 }
 
 const WORLD = 'terminal:local';
+/** `/attach PATH`: the file goes with the next message. */
+const ATTACH = /^\/attach(?:\s+|$)/;
 
 /** The chat id a session uses: `--chat abc` resumes `terminal:local/abc`; a full chat id is accepted too. */
 export function terminalChatId(worldId: string, chat: string | undefined): string {
@@ -40,6 +43,13 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
   const write = (text: string) => void options.output.write(terminalSafe(text));
   const user = userInfo().username || 'local';
   const presenter = new TerminalPresenter(write);
+  const { files: limits, outputsDir } = app.config;
+  const files = new TerminalFiles({ maxBytes: limits.maxBytes, maxPerMessage: limits.maxPerMessage, outputsDir });
+  /** A delivered file lands on this computer; the person is told where (the model is told it was delivered). */
+  const saveOutput = (forChat: string) => async (file: OutgoingFile) => {
+    const saved = await files.save(forChat, file);
+    write(`  … file saved: ${saved} (${file.title})\n`);
+  };
   const removePresenter = interactive ? app.approvals.addPresenter('terminal', presenter) : () => {};
   const onResolved = (record: ApprovalRecord) => {
     if (!interactive && record.chatId === chatId) {
@@ -53,13 +63,15 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     answers: (id) => id === chatId,
     // The terminal is one person's: a private note is a printed line.
     tellPrivately: async (_chat, _user, text) => write(`\n🔑 ${text}\n`),
-    sinkFor: () => (interactive ? streamingSink(write) : pipeSink(write)),
+    sinkFor: (message) => ({ ...(interactive ? streamingSink(write) : pipeSink(write)), upload: saveOutput(message.chatId) }),
+    fetchFile: (file) => files.fetch(file),
   });
 
   /** Resolves once the line's turn is over (its answer printed by the sink); never rejects. */
   const turn = async (text: string): Promise<void> => {
     const skill = parseSkillCommand(text);
-    const message: IncomingMessage = { worldId, chatId, userId: user, text, ...(skill ? { skill } : {}) };
+    const attached = files.take();
+    const message: IncomingMessage = { worldId, chatId, userId: user, text, ...(skill ? { skill } : {}), ...(attached.length > 0 ? { files: attached } : {}) };
     await app.dispatcher.submit(message).catch((error: unknown) => write(`Your message was not answered: ${(error as Error).message}\n`));
   };
 
@@ -72,11 +84,15 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
           write(terminalSkillList(app.engine.invocableSkills(worldId)));
           continue;
         }
+        if (ATTACH.test(line.trim())) {
+          write(`${await files.attach(line.trim().replace(ATTACH, ''))}\n`);
+          continue;
+        }
         await turn(line);
       }
       return 0;
     }
-    write(`skillbot chat: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /usage, /new, /quit; Ctrl-C stops a turn\n`);
+    write(`skillbot chat: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /attach PATH, /usage, /new, /quit; Ctrl-C stops a turn\n`);
     if (options.logFile) write(`Logs go to ${options.logFile}; warnings also show here.\n`);
     const running = new Set<Promise<unknown>>();
     // Ctrl-C during a turn stops the turn (its model stream, its script, its question); between turns it quits.
@@ -121,6 +137,8 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
         break;
       } else if (text === '/skills') {
         write(terminalSkillList(app.engine.invocableSkills(worldId)));
+      } else if (ATTACH.test(text)) {
+        write(`${await files.attach(text.replace(ATTACH, ''))}\n`);
       } else if (text === '/new') {
         if (running.size > 0) write('A turn is still running: wait for it (or press Ctrl-C), then /new.\n');
         else {

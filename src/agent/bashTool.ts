@@ -57,10 +57,11 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
     return { content: notRunSentence(decision.outcome, decision.decidedBy).replace('The script did not run', 'The command did not run'), isError: true };
   }
   turn.progress(`Running \`${shortCommand(command)}\`…`);
+  const mounts = await loadedSkillMounts(deps, turn);
   const result = await deps.executor.run({
     shell: command,
     workspace: turn.workspace,
-    skills: await loadedSkillMounts(deps, turn),
+    skills: mounts,
     timeoutMs: deps.scriptTimeoutMs,
     signal: turn.signal,
     network: worldAllowsNetwork(turn.settings, SHELL_ID),
@@ -76,7 +77,7 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
   const delivery = report === undefined || result.status === 'stopped' ? [] : await deliverOutputs(turn.workspace.dir, report, 'a shell command', turn.fileLimits, turn.upload);
   for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
   if (report?.limitReached !== undefined) turn.notice(`A shell command stopped: ${report.limitReached}.`);
-  const missing = result.status === 'failed' ? missingDependencyHint(result.stderr, result.exitCode) : undefined;
+  const missing = result.status === 'failed' ? missingDependencyHint(`${result.stderr}\n${result.stdout}`, result.exitCode, mounts) : undefined;
   if (missing !== undefined) turn.notice(`A shell command failed: ${missing}`);
   const parts = [outputText(result.stdout, result.stderr)];
   if (result.stdoutTruncated || result.stderrTruncated) parts.push(`(output cut: ${result.stdoutDroppedBytes + result.stderrDroppedBytes} more bytes were dropped)`);

@@ -15,7 +15,7 @@ import { runLoop } from './loop.ts';
 import { ModelRequestError, type RetryPolicy } from './modelCall.ts';
 import { turnOpening } from './opening.ts';
 import { runSkillTool } from './skillTools.ts';
-import { buildSystemPrompt } from './systemPrompt.ts';
+import { buildSystemPrompt, promptPlatform } from './systemPrompt.ts';
 import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
@@ -167,7 +167,7 @@ export class Engine {
     const filesIn: ContentBlockParam[] = [...(context === undefined ? [] : [{ type: 'text' as const, text: context }]), ...fileBlocks(loaded)];
     const opening: MessageParam[] = withFiles(await turnOpening(this.deps, turn, message), filesIn);
     const catalog = this.catalogs.forWorld(snapshot, settings);
-    const system = buildSystemPrompt(catalog.text);
+    const system = buildSystemPrompt(catalog.text, promptPlatform(message.worldId));
     const tellPrivately = platform.tellPrivately === undefined ? {} : { tellPrivately: (text: string) => platform.tellPrivately!(message.chatId, message.userId, text) };
     const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, egressAllow: settings.egressAllow, ...tellPrivately });
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');

@@ -217,7 +217,7 @@ export async function runApprovedScripts(
     const delivery = report === undefined || result.status === 'stopped' ? [] : await deliverOutputs(turn.workspace.dir, report, `the ${skill.id} skill`, turn.fileLimits, turn.upload);
     for (const line of delivery) if (line.startsWith('Not delivered')) turn.notice(line);
     if (report?.limitReached !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)}: ${report.limitReached}.`);
-    const missing = result.status === 'failed' ? missingDependencyHint(result.stderr, result.exitCode) : undefined;
+    const missing = result.status === 'failed' ? missingDependencyHint(`${result.stderr}\n${result.stdout}`, result.exitCode, [skill]) : undefined;
     if (missing !== undefined) turn.notice(`${visible(`${skill.id}/${call.script}`)} failed: ${missing}`);
     await deps.audit.record(runAuditEntry(scope, { kind: 'script', path: call.script, args: call.args }, result));
     if (result.status === 'refused' && result.reason !== undefined) turn.progress(`${visible(`${skill.id}/${call.script}`)} did not run: ${result.reason}`);

@@ -69,9 +69,12 @@ function textBlock(text: string): string[] {
   return text.split('\n').map((line) => `    │ ${visible(line)}`);
 }
 
-/** One item: its kind, its quoted path and arguments; a file's text and a multi-line command whole below it. */
+/**
+ * One item: its kind, its quoted path and arguments; a file's text and a command whole below it. A command is shown
+ * verbatim, one or many lines, exactly as the shell gets it (quoted as an argument, its own quotes would read escaped).
+ */
 function itemLines(item: ApprovalItem): string[] {
-  if (item.kind === 'command') return item.path.includes('\n') ? ['• command:', ...textBlock(item.path)] : [`• command ${quoteArg(item.path)}`];
+  if (item.kind === 'command') return ['• command:', ...textBlock(item.path)];
   const [size, source, text] = item.args;
   if (item.kind === 'file' && text !== undefined) return [`• file ${quoteArg(item.path)} ${quoteArg(size ?? '')} ${quoteArg(source ?? '')}, whole:`, ...textBlock(text)];
   const args = item.args.map(quoteArg).join(' ');

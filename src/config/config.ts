@@ -91,6 +91,8 @@ export interface Config {
   scriptTimeoutMs: number;
   sandbox: SandboxSettings;
   workspace: WorkspaceSettings;
+  /** OUTPUTS_DIR: where the terminal chat copies the files a run delivers, one folder per chat. */
+  outputsDir: string;
   files: FileLimits;
   context: ContextLimits;
   agent: AgentSettings;
@@ -236,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scriptTimeoutMs: intVar(env, 'SCRIPT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     sandbox: sandboxSettings(env),
     workspace: workspaceSettings(env),
+    outputsDir: optional(env.OUTPUTS_DIR) ?? './data/outputs',
     files: {
       maxBytes: intVar(env, 'FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       maxPerMessage: intVar(env, 'FILES_PER_MESSAGE', 5, 0, 100),

@@ -161,7 +161,7 @@ export async function prepareRun(
     command: plan.prlimitPath,
     args: [...prlimitArgs(limits, { perUid: plan.cgroups === undefined }), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined), ...proxyEnv() },
+    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined, plan.nodePath), ...proxyEnv() },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,

@@ -135,11 +135,24 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
   ];
 }
 
+/**
+ * The host's global Node package folders the sandbox shows (read-only, under /usr or the mounted node's prefix):
+ * where `npm install -g` puts a package, and Debian's node-* packages. Node looks in none of them by itself, so
+ * they become NODE_PATH and a package installed as the dependency advice says is found by a skill's script.
+ */
+export function globalNodeModules(nodePath: string = process.execPath): string[] {
+  const prefix = path.dirname(path.dirname(realpathOr(nodePath)));
+  const candidates = [path.join(prefix, 'lib', 'node_modules'), '/usr/local/lib/node_modules', '/usr/lib/node_modules', '/usr/share/nodejs'];
+  return [...new Set(candidates)].filter((dir) => lstatOrUndefined(dir)?.isDirectory() === true);
+}
+
 /** The environment of bwrap itself and so of everything inside (the wrapper, PID 1 there, has it: its environ is readable). */
-export function sandboxEnv(parent: NodeJS.ProcessEnv, configured: Record<string, string>, workspace: boolean): Record<string, string> {
+export function sandboxEnv(parent: NodeJS.ProcessEnv, configured: Record<string, string>, workspace: boolean, nodePath?: string): Record<string, string> {
+  const nodeModules = nodePath === undefined ? [] : globalNodeModules(nodePath);
   return {
     PATH: SANDBOX_PATH,
     LANG: parent.LANG ?? 'C.UTF-8',
+    ...(nodeModules.length === 0 ? {} : { NODE_PATH: nodeModules.join(':') }),
     ...configured,
     HOME: SANDBOX_PATHS.home,
     TMPDIR: SANDBOX_PATHS.tmp,

@@ -178,23 +178,37 @@ function skills(config: Config, result: FolderValidation): Check {
     const counted = invalid.length > 0 || plugins.length === 0 ? `${invalid.length} of ${result.skills.length} invalid; ` : '';
     return { verdict: 'FAIL', name: 'skills', text: `${counted}${problems.join('; ')} (details: skillbot skills validate)` };
   }
-  return { verdict: 'ok', name: 'skills', text: `${result.skills.length} valid in ${config.skillsDirs.join(':')}` };
+  // What loads: one skill per id, the earlier root winning a name clash (as the registry does); the others are named.
+  const winners = new Map<string, string>();
+  const shadowed: string[] = [];
+  for (const skill of result.skills) {
+    const winner = winners.get(skill.id);
+    if (winner === undefined) winners.set(skill.id, skill.path);
+    else shadowed.push(`${skill.id} at ${skill.path} (shadowed by ${winner})`);
+  }
+  const clash = shadowed.length === 0 ? '' : `; ${shadowed.length} shadowed by an earlier one of the same name: ${shadowed.join(', ')}`;
+  return { verdict: 'ok', name: 'skills', text: `${winners.size} load from ${config.skillsDirs.join(':')}${clash}` };
 }
 
 /** A static scan of the valid skills' code: a missing program or module is a warning, never a failure. */
 async function dependencies(result: FolderValidation): Promise<Check> {
   const host = new HostView();
   const lacking: string[] = [];
+  let mentioned = 0;
   const valid = result.skills.filter((skill) => skill.valid);
   for (const skill of valid) {
     const missing = missingOnHost(await scanSkillDependencies(skill.path), host, skill.path);
-    if (missing.length > 0) lacking.push(`${skill.id} needs ${missing.map(shortMissing).join(', ')}`);
+    const needed = missing.filter((dependency) => !dependency.mentionedOnly);
+    mentioned += missing.length - needed.length;
+    if (needed.length > 0) lacking.push(`${skill.id} needs ${needed.map(shortMissing).join(', ')}`);
   }
   const name = 'dependencies';
-  if (lacking.length === 0) return { verdict: 'ok', name, text: `what the scripts of ${valid.length} skill(s) use is on this host (static scan)` };
+  // What only documents mention (examples, alternatives) is counted, not listed: it is no skill's need.
+  const aside = mentioned === 0 ? '' : `; ${mentioned} more only mentioned in the skills' documents (skillbot skills validate)`;
+  if (lacking.length === 0) return { verdict: 'ok', name, text: `what the code of ${valid.length} skill(s) uses is on this host (static scan)${aside}` };
   return {
     verdict: 'warn',
     name,
-    text: `${lacking.length} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)`,
+    text: `${lacking.length} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)${aside}`,
   };
 }

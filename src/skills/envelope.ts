@@ -73,8 +73,25 @@ function directive(skill: Skill): string {
     );
   }
   const unshown = skill.resources.filter((file) => file.text === undefined).length;
-  if (unshown > 0) lines.push(`${unshown} reference file(s) are listed by size only; their content is not loaded.`);
+  if (unshown > 0) {
+    lines.push(
+      `${unshown} file(s) of the skill are listed by size only: when the instructions call for one, read it with str_replace_based_edit_tool's view at ${skillPathInside(skill.id)}/PATH.`,
+    );
+  }
   return block('execution_directive', lines.join('\n'));
+}
+
+/**
+ * Claude Code's `${CLAUDE_SKILL_DIR}` and `${CLAUDE_PLUGIN_ROOT}` as they are here: the skill's folder is
+ * /skills/<id> (a plugin's `${CLAUDE_PLUGIN_ROOT}/skills/<folder>` is that same folder; nothing else of a plugin is mounted).
+ */
+export function withSkillPaths(body: string, skill: Pick<Skill, 'id' | 'folder'>): string {
+  const inside = skillPathInside(skill.id);
+  const folderName = skill.folder.slice(skill.folder.lastIndexOf('/') + 1);
+  return body
+    .replaceAll(`\${CLAUDE_PLUGIN_ROOT}/skills/${folderName}`, inside)
+    .replaceAll('${CLAUDE_SKILL_DIR}', inside)
+    .replaceAll('${CLAUDE_PLUGIN_ROOT}', inside);
 }
 
 /** The envelope for a loaded skill. */
@@ -86,7 +103,7 @@ export function renderSkillContext(skill: Skill, extra: SkillContextExtra = {}):
     parts.push(`<preflight_context${attrs({ note })}>\n${items.join('\n')}\n</preflight_context>`);
   }
   // Blank lines around the body are layout, not instructions.
-  parts.push(block('instructions', (extra.bodyOverride ?? skill.body).replace(/^\s*\n/, '').trimEnd()));
+  parts.push(block('instructions', withSkillPaths(extra.bodyOverride ?? skill.body, skill).replace(/^\s*\n/, '').trimEnd()));
   const outputs = [...(extra.scriptOutputs ?? [])].sort((a, b) => (a.script < b.script ? -1 : a.script > b.script ? 1 : 0));
   const root = `<skill_root>${escapeText(skillPathInside(skill.id))}</skill_root>`;
   parts.push(['<active_resources>', root, ...outputs.map(scriptOutput), referenceFiles(skill), '</active_resources>'].join('\n'));

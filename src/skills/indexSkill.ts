@@ -38,49 +38,102 @@ function cut(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-function resourcesOf(scanned: ScannedFolder, body: string): ResourceFile[] {
+/**
+ * A linked document is shown whole when it is at most this big, and while the skill's linked documents together stay
+ * within the second bound; the others are listed with their size (claude-api links 30 documents, one per language
+ * and topic: the model reads the one it needs).
+ */
+export const LINKED_TEXT_MAX = 16 * 1024;
+export const LINKED_TEXT_MAX_PER_SKILL = 32 * 1024;
+
+/**
+ * The files the model may need: every file under references/ or assets/, and every other file the instructions
+ * reach (as `reachedFiles` follows links), sorted by path. Text is inlined within one budget per skill: a reference
+ * SKILL.md names (its first bytes, as the scan kept them), and a reached markdown document that is small; the rest
+ * is listed with its size, for the editor's `view` at /skills/<id>/<path>.
+ */
+function resourcesOf(scanned: ScannedFolder, body: string, reached: ReadonlySet<string>): ResourceFile[] {
   const files = scanned.files
-    .filter((f) => f.path.startsWith('references/') || f.path.startsWith('assets/'))
+    .filter((f) => f.path.startsWith('references/') || f.path.startsWith('assets/') || (reached.has(f.path) && !f.path.startsWith('scripts/')))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   let budget = REFERENCE_TEXT_MAX_PER_SKILL;
+  let linkedBudget = LINKED_TEXT_MAX_PER_SKILL;
   return files.map((file) => {
     const resource: ResourceFile = { path: file.path, size: file.size };
-    if (file.text !== undefined && budget > 0 && bodyNames(body, file.path)) {
-      const text = cut(file.text, budget);
+    const named = file.text !== undefined && bodyNames(body, file.path);
+    const linked = !named && reached.has(file.path) && file.markdown !== undefined && file.size <= LINKED_TEXT_MAX && file.markdown.length <= linkedBudget;
+    const whole = named ? file.text : linked ? file.markdown : undefined;
+    if (whole !== undefined && budget > 0) {
+      const text = cut(whole, budget);
       budget -= text.length;
+      if (linked) linkedBudget -= text.length;
       resource.text = text;
-      if (file.truncated || text.length < file.text.length) resource.truncated = true;
+      if ((named && file.truncated === true) || text.length < whole.length) resource.truncated = true;
     }
     return resource;
   });
 }
 
+/** `${CLAUDE_SKILL_DIR}/x` and `${CLAUDE_PLUGIN_ROOT}/skills/<folder>/x` name the skill's own `x`, as Claude Code reads them. */
+export function withSkillDirAsRelative(text: string, folderName: string): string {
+  return text.replaceAll(`\${CLAUDE_PLUGIN_ROOT}/skills/${folderName}/`, './').replaceAll('${CLAUDE_SKILL_DIR}/', './');
+}
+
 /**
- * Scripts under scripts/ that the instructions reach: named in SKILL.md, or in a markdown file of the skill that
- * SKILL.md names (and so on, as public skills name their form scripts only in a linked forms.md; a document's name
- * is matched in any case, a script's exactly). A file in a subfolder may name another by its path from the skill
- * folder or from its own folder. A script named nowhere never runs.
+ * Files the instructions reach: named in SKILL.md, or in a markdown file of the skill that SKILL.md names (and so
+ * on, as public skills name their form scripts only in a linked forms.md; a document's name is matched in any case,
+ * another file's exactly). A file may be named by its path from the skill folder, from the naming file's folder,
+ * or from a plugin's root (`skills/<folder>/x`, as Claude Code plugins write it).
  */
-export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string): string[] {
-  const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/'));
-  const markdown = files.filter((file): file is { path: string; markdown: string } => file.markdown !== undefined);
-  const taken = new Set(files.map((file) => file.path));
+export function reachedFiles(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string, folderName: string): Set<string> {
+  const markdown = new Map(files.filter((file): file is { path: string; markdown: string } => file.markdown !== undefined).map((file) => [file.path, file.markdown]));
   const found = new Set<string>();
-  const reached = new Set<string>(['SKILL.md']);
-  const pending = [{ from: '', text: body }];
+  const pending = [{ from: '', text: withSkillDirAsRelative(body, folderName) }];
+  const pluginRoot = `skills/${folderName}/`;
   while (pending.length > 0) {
     const { from, text } = pending.pop() as { from: string; text: string };
     const here = posix.dirname(from);
-    const names = (target: string) => bodyNames(text, target) || (here !== '.' && here !== '' && bodyNames(text, posix.relative(here, target)));
-    for (const script of scripts) if (!found.has(script) && spellings(script, taken).some(names)) found.add(script);
-    // A document is named however its author spelled it: "read FORMS.md" reaches forms.md.
     const lower = text.toLowerCase();
-    const namesDocument = (target: string) => bodyNames(lower, target.toLowerCase()) || (here !== '.' && here !== '' && bodyNames(lower, posix.relative(here, target).toLowerCase()));
-    for (const file of markdown) {
-      if (reached.has(file.path) || !namesDocument(file.path)) continue;
-      reached.add(file.path);
-      pending.push({ from: file.path, text: file.markdown });
+    const spelled = (target: string) => [target, `${pluginRoot}${target}`, ...(here !== '.' && here !== '' ? [posix.relative(here, target)] : [])];
+    for (const file of files) {
+      if (found.has(file.path) || file.path === 'SKILL.md') continue;
+      const isDocument = markdown.has(file.path);
+      // A document is named however its author spelled it: "read FORMS.md" reaches forms.md.
+      const hit = isDocument
+        ? spelled(file.path.toLowerCase()).some((name) => bodyNames(lower, name))
+        : spelled(file.path).some((name) => bodyNames(text, name));
+      if (!hit) continue;
+      found.add(file.path);
+      if (isDocument) pending.push({ from: file.path, text: withSkillDirAsRelative(markdown.get(file.path) as string, folderName) });
     }
+  }
+  return found;
+}
+
+/**
+ * Scripts under scripts/ that the instructions reach (`reachedFiles`), also by the spellings public skills use for
+ * scripts: the path without its extension (`python scripts/check_fillable_fields <file.pdf>`) and, for Python,
+ * its module (`python -m scripts.package_skill`), from the skill folder or the naming file's. A script named
+ * nowhere never runs.
+ */
+export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string, folderName = ''): string[] {
+  const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/'));
+  const taken = new Set(files.map((file) => file.path));
+  const reached = reachedFiles(files, body, folderName);
+  const texts = [
+    { from: '', text: withSkillDirAsRelative(body, folderName) },
+    ...files.filter((file) => reached.has(file.path) && file.markdown !== undefined).map((file) => ({ from: file.path, text: withSkillDirAsRelative(file.markdown as string, folderName) })),
+  ];
+  const found = new Set(scripts.filter((script) => reached.has(script)));
+  for (const script of scripts) {
+    if (found.has(script)) continue;
+    const named = texts.some(({ from, text }) => {
+      const here = posix.dirname(from);
+      return spellings(script, taken).some(
+        (name) => bodyNames(text, name) || bodyNames(text, `skills/${folderName}/${name}`) || (here !== '.' && here !== '' && bodyNames(text, posix.relative(here, name))),
+      );
+    });
+    if (named) found.add(script);
   }
   return [...found].sort();
 }
@@ -98,7 +151,7 @@ function spellings(script: string, taken: ReadonlySet<string>): string[] {
 }
 
 function scriptsOf(scanned: ScannedFolder, body: string, runOnLoad: readonly string[]): string[] {
-  return [...new Set([...referencedScripts(scanned.files, body), ...runOnLoad])].sort();
+  return [...new Set([...referencedScripts(scanned.files, body, basename(scanned.folder)), ...runOnLoad])].sort();
 }
 
 /** Build the registry's entry for a scanned folder under `profile`. Pure; never throws for file content. */
@@ -155,7 +208,7 @@ export function indexScannedFolder(scanned: ScannedFolder, profile: Profile): In
     hash: scanned.hash,
     scripts: scriptsOf(scanned, parsed.body, checked.runOnLoad),
     runOnLoad: checked.runOnLoad,
-    resources: resourcesOf(scanned, parsed.body),
+    resources: resourcesOf(scanned, parsed.body, reachedFiles(scanned.files, parsed.body, folderName)),
     disableModelInvocation: checked.disableModelInvocation,
     userInvocable: checked.userInvocable,
     ...(checked.argumentHint === undefined ? {} : { argumentHint: checked.argumentHint }),

@@ -7,6 +7,8 @@ export type Profile = 'runtime' | 'spec';
 export interface SkillProblem {
   code: string;
   message: string;
+  /** A dependency only the skill's documents mention (`DEPENDENCY_MISSING`): worth knowing, not a need. */
+  optional?: boolean;
 }
 
 export type InjectMode = 'context' | 'variable' | 'silent';

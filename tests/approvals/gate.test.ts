@@ -291,6 +291,13 @@ describe('what people and the model read', () => {
     );
   });
 
+  it('shows a one-line command verbatim, its quotes as the shell gets them', () => {
+    const command = 'python3 -c "import csv; print(\'a\\tb\')"';
+    const body = formatApprovalBody({ id: 'bash', hash: 'shell' }, [{ kind: 'command', path: command, args: [] }], undefined, 'shell');
+    expect(body.split('\n').slice(1)).toEqual(['• command:', `    │ ${command}`]);
+    expect(body).not.toContain('\\"');
+  });
+
   it('says plainly that the script did not run and that no output exists', () => {
     expect(notRunSentence('no', 'U-bob')).toBe('The script did not run: it was declined by U-bob. No output exists.');
     expect(notRunSentence('timeout', 'system:timeout', 600_000)).toBe(

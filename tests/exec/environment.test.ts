@@ -1,7 +1,9 @@
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
+import { globalNodeModules } from '../../src/exec/sandbox.ts';
 import { SANDBOX_PATHS } from '../../src/config/sandboxPaths.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
@@ -50,12 +52,17 @@ describe('the environment a skill script sees', () => {
     }
   });
 
-  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap), the proxy variables and the variables configured for the skill', async () => {
+  it('holds only PATH, LANG, HOME, TMPDIR, PWD (set by bwrap), the proxy variables, NODE_PATH and the variables configured for the skill', async () => {
     const { env } = await runPrintEnv({ REPORT_API_URL: 'https://reports.example', REPORT_LIMIT: '7' });
     expect(env.REPORT_API_URL).toBe('https://reports.example');
     expect(env.REPORT_LIMIT).toBe('7');
     const proxies = ['ALL_PROXY', 'HTTPS_PROXY', 'HTTP_PROXY', 'NODE_USE_ENV_PROXY', 'NO_PROXY', 'all_proxy', 'http_proxy', 'https_proxy', 'no_proxy'];
-    expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR', ...proxies].sort());
+    // NODE_PATH names only the global node_modules folders the sandbox shows read-only (where `npm install -g` puts a package).
+    const globals = globalNodeModules();
+    expect(env.NODE_PATH).toBe(globals.length === 0 ? undefined : globals.join(':'));
+    for (const dir of globals) expect(dir.startsWith('/usr/') || dir.startsWith(path.dirname(path.dirname(realpathSync(process.execPath))))).toBe(true);
+    const names = ['HOME', 'LANG', 'PATH', 'PWD', 'REPORT_API_URL', 'REPORT_LIMIT', 'TMPDIR', ...proxies, ...(globals.length === 0 ? [] : ['NODE_PATH'])];
+    expect(Object.keys(env).sort()).toEqual(names.sort());
     // Even without network: the proxy on the sandbox's own loopback says "network is off" (issue 28); localhost is not proxied.
     expect(env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
     expect(env.NO_PROXY).toBe('localhost,127.0.0.1,::1');

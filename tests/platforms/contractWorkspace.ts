@@ -15,6 +15,20 @@ function stepsOf(ctx: ContractContext, steps: ReadonlyArray<(req: BrainRequest) 
 
 const CSV = 'region,sales\nnorth,120\nsouth,80\neast,200\n';
 
+/** The text a person reads: a card given as JSON (Slack's blocks) is the strings in it. */
+function cardStrings(text: string): string {
+  const strings: string[] = [];
+  try {
+    JSON.parse(text, (_key, value: unknown) => {
+      if (typeof value === 'string') strings.push(value);
+      return value;
+    });
+    return strings.join('\n');
+  } catch {
+    return text;
+  }
+}
+
 export function workspaceScenarios(ctx: ContractContext): void {
   it('fills a PDF form the person attached, with scripts named only in a linked forms.md, after one "yes for this conversation"', async () => {
     const seen: string[] = [];
@@ -58,6 +72,8 @@ export function workspaceScenarios(ctx: ContractContext): void {
     const chat = await ctx.driver.mention('alice', 'how many rows does this have?', [{ name: 'sales.csv', type: 'text/csv', bytes: CSV }]);
     const question = await chat.waitForQuestion();
     expect(question.text()).toContain("csv.DictReader(open('/workspace/sales.csv'))");
+    // Verbatim, as the shell gets it: its own quotes unescaped (a driver whose text is the card's JSON: its strings).
+    expect(cardStrings(question.text())).toContain(command);
     await question.click('bob', 'yes_once');
     await chat.waitForPrivateNote('bob', NOT_ALLOWED_TEXT);
     expect(question.isOpen()).toBe(true);

@@ -83,6 +83,10 @@ const FORM_FILES: Record<string, string> = {
   'scripts/check.sh': '#!/bin/bash\nset -e\nqpdf --check "$1" | grep -q ok && echo fine\n',
   'scripts/build.js': "const fs = require('fs');\nconst local = require('./local');\nconst missing = require('skillbot-missing-pkg-xyz');\n",
   'scripts/local.js': 'module.exports = {};\n',
+  // A package of the skill's own at its root, imported by a script as `core.frames`: never reported missing.
+  'core/__init__.py': '',
+  'core/frames.py': 'import json\nimport skillbot_core_dep_xyz\n',
+  'scripts/gif.py': 'import sys\nfrom core.frames import json\n',
 };
 const FORM_BODY = '# Form filler\n\nTo fill a PDF form, read FORMS.md and follow it.\n';
 
@@ -112,24 +116,31 @@ describe('skills validate lists what a skill uses that the host lacks', () => {
   it('warns per missing module or program, naming the file, the name and what to install, and still exits 0', async () => {
     const { code, stdout } = await skillbot(['skills', 'validate', '--json', formDir, cleanDir]);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { skills: { id: string; valid: boolean; errors: unknown[]; warnings: { code: string; message: string }[] }[] };
+    const report = JSON.parse(stdout) as { skills: { id: string; valid: boolean; errors: unknown[]; warnings: { code: string; message: string; optional?: boolean }[] }[] };
     const form = report.skills.find((skill) => skill.id === 'form-filler')!;
     expect(form.valid).toBe(true);
-    for (const warning of form.warnings) expect(Object.keys(warning).sort()).toEqual(['code', 'message']);
-    const messages = form.warnings.filter((w) => w.code === 'DEPENDENCY_MISSING').map((w) => w.message);
-    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^scripts/fill_fields\\.py:9: imports the Python module "${MISSING_MODULE}".*python3-skillbot-missing-mod-xyz.*pip install ${MISSING_MODULE}`)));
-    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^scripts/render\\.sh:1: runs the program "${MISSING_INTERPRETER}", which this host lacks`)));
-    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:7: imports the Python module "skillbot_doc_mod_xyz"/));
-    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:18: imports the Python module "skillbot_cli_mod_xyz"/));
-    expect(messages).toContainEqual(expect.stringMatching(/^forms\.md:19: imports the Python module "skillbot_inline_mod_xyz"/));
-    expect(messages).toContainEqual(expect.stringMatching(/^scripts\/build\.js:3: requires the Node package "skillbot-missing-pkg-xyz".*npm install -g skillbot-missing-pkg-xyz/));
+    const missing = form.warnings.filter((w) => w.code === 'DEPENDENCY_MISSING');
+    // What the code needs first, as {code, message}; then what only the documents mention, marked optional.
+    const needed = missing.filter((w) => w.optional !== true).map((w) => w.message);
+    const mentioned = missing.filter((w) => w.optional === true).map((w) => w.message);
+    for (const warning of missing.filter((w) => w.optional !== true)) expect(Object.keys(warning).sort()).toEqual(['code', 'message']);
+    expect(missing.map((w) => w.optional === true)).toEqual([false, false, false, false, true, true, true]);
+    expect(needed).toContainEqual(expect.stringMatching(new RegExp(`^scripts/fill_fields\\.py:9: imports the Python module "${MISSING_MODULE}".*python3-skillbot-missing-mod-xyz.*python3 -m pip install --break-system-packages ${MISSING_MODULE}`)));
+    expect(needed).toContainEqual(expect.stringMatching(new RegExp(`^scripts/render\\.sh:1: runs the program "${MISSING_INTERPRETER}", which this host lacks`)));
+    expect(mentioned).toContainEqual(expect.stringMatching(/^forms\.md:7: imports the Python module "skillbot_doc_mod_xyz" \(mentioned in forms\.md; the skill's own code does not use it\)/));
+    expect(mentioned).toContainEqual(expect.stringMatching(/^forms\.md:18: imports the Python module "skillbot_cli_mod_xyz" \(mentioned in forms\.md/));
+    expect(mentioned).toContainEqual(expect.stringMatching(/^forms\.md:19: imports the Python module "skillbot_inline_mod_xyz" \(mentioned in forms\.md/));
+    expect(needed).toContainEqual(expect.stringMatching(/^scripts\/build\.js:3: requires the Node package "skillbot-missing-pkg-xyz".*npm install -g skillbot-missing-pkg-xyz/));
+    // Code outside scripts/ counts: a package of the skill's own (core/) that imports what the host lacks.
+    expect(needed).toContainEqual(expect.stringMatching(/^core\/frames\.py:2: imports the Python module "skillbot_core_dep_xyz"/));
+    const messages = missing.map((w) => w.message);
     // Stdlib, the skill's own modules, relative imports, docstrings, guarded imports, non-code blocks, and what
     // this host has (pypdf, docx, qpdf, bash, python3) are not reported.
     const all = messages.join('\n');
     for (const name of ['skillbot_pip_mod', 'json', '"os"', 'helpers', 'field_names', 'sibling', 'in_docstring', 'optional_mod', 'not_code', 'pypdf', 'docx"', 'qpdf', 'bash', 'python3"', '"fs"', 'local']) {
       expect(all).not.toContain(name);
     }
-    expect(messages).toHaveLength(6);
+    expect(messages).toHaveLength(7);
     expect(report.skills.find((skill) => skill.id === 'clean-tools')!.warnings).toEqual([]);
   });
 
@@ -169,7 +180,7 @@ describe('skillbot doctor', () => {
 
   it('says ok when every skill has what it uses', async () => {
     const { code, stdout } = await skillbot(['doctor'], { SKILLS_DIRS: join(root, 'clean-tools'), ...model() }, tmp.path);
-    expect(stdout).toMatch(/^ok {4}dependencies: what the scripts of 1 skill\(s\) use is on this host/m);
+    expect(stdout).toMatch(/^ok {4}dependencies: what the code of 1 skill\(s\) uses is on this host/m);
     expect(code).toBe(0);
   });
 });
@@ -189,6 +200,19 @@ describe('the host check', () => {
     const real = missingOnHost(dependencies, new HostView(), formDir);
     expect(real.some((dependency) => dependency.name === 'qpdf' || dependency.name === 'pypdf')).toBe(false);
   });
+
+  it('an install line names its installer, not what it installs; `pnpm exec` is a use of pnpm', async () => {
+    const dir = await writeSkill(root, 'bundler', undefined, '# Bundler\n\nRun `scripts/bundle.sh`.\n', {
+      'scripts/bundle.sh': '#!/bin/sh\npnpm add -D parcel html-inline\npnpm exec parcel build index.html\nnpm install -g skillbot-nopkg-xyz\n',
+    });
+    const empty = join(tmp.path, 'empty-bin');
+    await mkdir(empty, { recursive: true });
+    const missing = missingOnHost(await scanSkillDependencies(dir), new HostView({ searchPath: empty, nodePath: '/nonexistent/node' }), dir);
+    expect(missing.map((dependency) => [dependency.name, dependency.sites.map((site) => site.line)])).toEqual([
+      ['pnpm', [2, 3]],
+      ['npm', [4]],
+    ]);
+  });
 });
 
 describe('missingDependencyHint, on stderr from real failures', () => {
@@ -199,12 +223,38 @@ describe('missingDependencyHint, on stderr from real failures', () => {
   it('a Python module: ModuleNotFoundError', async () => {
     const failed = await run('/usr/bin/python3', ['-c', `import ${MISSING_MODULE}.sub`]);
     expect(failed.code).toBe(1);
-    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(new RegExp(`Python module "${MISSING_MODULE}".*pip install ${MISSING_MODULE}`));
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(new RegExp(`Python module "${MISSING_MODULE}".*pip install --break-system-packages ${MISSING_MODULE}`));
     // Without the site folders, yaml is missing: the hint names Debian's package and pip's name.
     const yaml = await run('/usr/bin/python3', ['-I', '-S', '-c', 'import yaml']);
     expect(missingDependencyHint(yaml.stderr, yaml.code)).toBe(
-      `This skill needs the Python module "yaml", which the host skillbot runs on lacks; whoever runs skillbot can install it: Debian's python3-yaml (or: pip install PyYAML).`,
+      `This skill needs the Python module "yaml", which the host skillbot runs on lacks; whoever runs skillbot can install it: Debian's python3-yaml (or: sudo /usr/bin/python3 -m pip install --break-system-packages PyYAML).`,
     );
+  });
+
+  it('a Python module run with -m, and a program Python could not start, whatever its name', async () => {
+    const module = await run('/usr/bin/python3', ['-m', MISSING_MODULE]);
+    expect(module.stderr).toContain(`No module named ${MISSING_MODULE}`);
+    expect(missingDependencyHint(module.stderr, module.code)).toMatch(new RegExp(`Python module "${MISSING_MODULE}"`));
+    const started = await run('/usr/bin/python3', ['-c', `import subprocess; subprocess.run(["${MISSING_INTERPRETER}", "--version"])`]);
+    expect(missingDependencyHint(started.stderr, started.code)).toMatch(new RegExp(`program "${MISSING_INTERPRETER}".*Debian's ${MISSING_INTERPRETER} if there is such a package`));
+  });
+
+  it("a module that is a loaded skill's own package: how to run the code so it is found, not what to install", async () => {
+    const failed = await run('/usr/bin/python3', ['-c', 'from core.frames import json'], { cwd: tmp.path });
+    expect(missingDependencyHint(failed.stderr, failed.code, [{ id: 'form-filler', dir: formDir }])).toBe(
+      '"core" is the form-filler skill\'s own Python module (/skills/form-filler/core), not a package to install: run the code with PYTHONPATH=/skills/form-filler (for example `PYTHONPATH=/skills/form-filler python3 -m core.…` or `PYTHONPATH=/skills/form-filler python3 script.py`).',
+    );
+  });
+
+  it('reads the output a script printed on stdout too', async () => {
+    const failed = await run('/usr/bin/python3', ['-c', `import sys\ntry:\n    import ${MISSING_MODULE}\nexcept ImportError as e:\n    print(f"ModuleNotFoundError: {e}"); sys.exit(1)`]);
+    expect(failed.stderr).toBe('');
+    expect(missingDependencyHint(`${failed.stderr}\n${failed.stdout}`, failed.code)).toMatch(new RegExp(`Python module "${MISSING_MODULE}"`));
+  });
+
+  it('a submodule the host\'s older package lacks (imageio.v3 on Debian 12): too old, not missing', async () => {
+    const failed = await run('/usr/bin/python3', ['-c', 'import json.skillbot_no_such_submodule']);
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/^The host's Python module "json" has no "skillbot_no_such_submodule": it is probably older than this skill needs/);
   });
 
   it('a Python module too old: cannot import name', async () => {

@@ -26,8 +26,10 @@ const blocksOf = (message: RequestMessage | undefined): Block[] => (typeof messa
 describe('files people share in Slack', () => {
   it("downloads shared files with the bot token, following Slack's redirects, and none over the bound", async () => {
     let seen: Block[] = [];
+    let system = '';
     anthropic.setBrain((req) => {
       seen = blocksOf(req.messages.at(-1));
+      system = JSON.stringify(req.system);
       return textReply('I read it');
     });
     const pdf = slack.shareFile({ name: 'report.pdf', mimetype: 'application/pdf', bytes: PDF, redirect: true });
@@ -36,6 +38,9 @@ describe('files people share in Slack', () => {
     await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: mention('what does it say?'), files: [pdf, big] });
     await waitForReply(slack, CHANNEL, ts, /^I read it/);
 
+    // Slack's system prompt says where outputs go there (the terminal's says its own folder).
+    expect(system).toContain('You are skillbot, an assistant working inside Slack.');
+    expect(system).toContain('Files written to /workspace/outputs are posted to the thread');
     expect(seen.find((block) => block.type === 'document')).toMatchObject({ title: 'report.pdf', source: { media_type: 'application/pdf', data: PDF.toString('base64') } });
     // The token went with the request for url_private and with its redirect; the file over the bound was never fetched.
     const downloads = slack.downloads.filter((download) => download.fileId === pdf.id || download.fileId === big.id);

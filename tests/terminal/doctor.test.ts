@@ -67,7 +67,7 @@ describe('skillbot doctor', () => {
     expect(line(stdout, 'store')).toMatch(/^ok {4}store: memory reachable/);
     expect(line(stdout, 'slack')).toMatch(/^ok {4}slack: SLACK_BOT_TOKEN accepted/);
     expect(line(stdout, 'discord')).toMatch(/^ok {4}discord: DISCORD_TOKEN accepted/);
-    expect(line(stdout, 'skills')).toMatch(/^ok {4}skills: 1 valid/);
+    expect(line(stdout, 'skills')).toMatch(/^ok {4}skills: 1 load from /);
     expect(line(stdout, 'model')).toMatch(/^ok {4}model: claude-\S+ answers through the Anthropic API/);
     expect(code).toBe(0);
   });
@@ -116,6 +116,15 @@ describe('skillbot doctor', () => {
     const { code, stdout } = await doctor({ SLACK_BOT_TOKEN: slack.info.botToken, SLACK_API_URL: slack.apiUrl });
     expect(stdout).toMatch(/FAIL {2}slack: SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET .* nor SLACK_APP_TOKEN/);
     expect(code).toBe(1);
+  });
+
+  it('counts the skills that load and names the one a name clash shadows', async () => {
+    const other = join(dir, 'other-skills');
+    await writeSkills(other, [STATS_SKILL, { ...STATS_SKILL, name: 'repo-size' }]);
+    const { stdout } = await doctor({ SKILLS_DIRS: `${join(dir, 'skills')}:${other}` });
+    expect(line(stdout, 'skills')).toBe(
+      `ok    skills: 2 load from ${join(dir, 'skills')}:${other}; 1 shadowed by an earlier one of the same name: repo-stats at ${join(other, 'repo-stats')} (shadowed by ${join(dir, 'skills', 'repo-stats')})`,
+    );
   });
 
   it('reports a broken plugin marketplace.json under skills', async () => {

@@ -51,6 +51,8 @@ it('cp .env.example .env, set the key, npm start: the first answer comes, with n
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 
   expect({ code, stderr: stderr.includes('    at ') ? stderr : '' }).toEqual({ code: 0, stderr: '' });
+  // Piped: stderr holds only readable warnings from its first line, no JSON log line (the logs went to the file).
+  expect(stderr.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
   expect(stdout).toContain('you said: hello from the quick start');
   expect(anthropic.requests.map((request) => request.status)).toEqual([200]);
 }, 60_000);

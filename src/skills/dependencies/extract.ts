@@ -192,8 +192,9 @@ function lineAt(text: string, index: number): number {
 
 // A word in command position: line start, after | ; & ( `, $(, or a prefix word that runs what follows.
 const commandWord = /(?:^|[|;&(`]|\$\(|\b(?:sudo|exec|time|nohup|xargs|command|then|do|else|env|timeout\s+\S+)\s)\s*(?:[A-Za-z_]\w*=\S*\s+)*([A-Za-z0-9][\w.+-]*)/g;
-// Lines that install things rather than use them: the program they name is what to install, not a need.
-const installer = /^\s*(?:sudo\s+)?(?:pip3?|python3?\s+-m\s+pip|npm|pnpm|yarn|apt|apt-get|brew|uv|conda)\s/;
+// Lines that install things rather than use them: the packages they name are what to install, not a need; the
+// installer itself (`pnpm add …` needs pnpm) is. `pnpm exec`, `npm run` and the like are ordinary commands.
+const installer = /^\s*(?:sudo\s+)?(pip3?|python3?\s+-m\s+pip|npm|pnpm|yarn|apt|apt-get|brew|uv|conda)\s+(?:-\S+\s+)*(?:install|i|add|ci|pip\s+install)\b/;
 const inlinePython = /\bimport\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)|\bfrom\s+([A-Za-z_][\w.]*)\s+import\b/g;
 
 function shellUses(text: string): RawUse[] {
@@ -201,7 +202,13 @@ function shellUses(text: string): RawUse[] {
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
     const code = raw.replace(/^\s*\$\s+/, '').replace(/(^|\s)#.*$/, '');
-    if (code.trim() === '' || installer.test(code)) return;
+    if (code.trim() === '') return;
+    const installing = installer.exec(code);
+    if (installing !== null) {
+      const tool = installing[1] ?? '';
+      if (Object.hasOwn(KNOWN_PROGRAMS, tool)) uses.push({ kind: 'program', name: tool, line, optional: false });
+      return;
+    }
     for (const match of code.matchAll(commandWord)) {
       const word = match[1] ?? '';
       if (Object.hasOwn(KNOWN_PROGRAMS, word)) uses.push({ kind: 'program', name: word, line, optional: false });

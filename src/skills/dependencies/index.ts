@@ -23,15 +23,19 @@ export function missingOnHost(dependencies: readonly Dependency[], host: HostVie
   const shown = noPython ? missing.filter((dependency) => dependency.kind !== 'python') : missing;
   if (noPython && shown.length < missing.length && !shown.some((d) => d.kind === 'program' && d.name === 'python3')) {
     const first = missing.find((dependency) => dependency.kind === 'python')!;
-    shown.push({ kind: 'program', name: 'python3', sites: first.sites, optional: false });
+    shown.push({ kind: 'program', name: 'python3', sites: first.sites, optional: false, mentionedOnly: missing.every((d) => d.kind !== 'python' || d.mentionedOnly) });
   }
   return shown.map((dependency) => ({ ...dependency, install: adviceFor(dependency.kind, dependency.name) }));
 }
 
-/** The scan and the check for one skill folder, as `DEPENDENCY_MISSING` warnings (one per missing thing). */
+/**
+ * The scan and the check for one skill folder, as `DEPENDENCY_MISSING` warnings (one per missing thing): what the
+ * skill's code needs first, then what only its documents mention (`optional: true`).
+ */
 export async function dependencyWarnings(skillDir: string, host: HostView): Promise<SkillProblem[]> {
   const missing = missingOnHost(await scanSkillDependencies(skillDir), host, skillDir);
-  return missing.map((dependency) => ({ code: DEPENDENCY_MISSING, message: describeMissing(dependency) }));
+  const ordered = [...missing.filter((d) => !d.mentionedOnly), ...missing.filter((d) => d.mentionedOnly)];
+  return ordered.map((dependency) => ({ code: DEPENDENCY_MISSING, message: describeMissing(dependency), ...(dependency.mentionedOnly ? { optional: true } : {}) }));
 }
 
 /** `scripts/fill.py:3: imports the Python module "pypdf", which this host lacks; to install: Debian's python3-pypdf (or: pip install pypdf)` */
@@ -43,7 +47,9 @@ export function describeMissing(dependency: MissingDependency): string {
     python: `imports the Python module "${dependency.name}"`,
     node: `requires the Node package "${dependency.name}"`,
   }[dependency.kind];
-  return `${where}${verb}, which this host lacks; to install: ${describeAdvice(dependency.install)}`;
+  // A document's example: say so, so nobody installs a list of alternatives thinking the skill needs them all.
+  const mentioned = dependency.mentionedOnly ? ` (mentioned in ${first?.file ?? 'SKILL.md'}; the skill's own code does not use it)` : '';
+  return `${where}${verb}${mentioned}, which this host lacks; to install: ${describeAdvice(dependency.install)}`;
 }
 
 /** "pypdf (python3-pypdf)": a short name for a one-line summary (doctor). */

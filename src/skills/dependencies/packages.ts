@@ -62,6 +62,18 @@ export const KNOWN_PROGRAMS: Readonly<Record<string, InstallAdvice>> = {
   zsh: { debian: 'zsh' },
   markitdown: { pip: 'markitdown[all]' },
   mmdc: { npm: '@mermaid-js/mermaid-cli' },
+  gh: { debian: 'gh' },
+  npm: { debian: 'npm' },
+  pnpm: { npm: 'pnpm', note: 'or `corepack enable pnpm` as root, which links it into the node folder the sandbox sees' },
+  yarn: { npm: 'yarn' },
+  tsc: { npm: 'typescript' },
+  claude: { npm: '@anthropic-ai/claude-code', note: 'a skill that runs `claude` needs it signed in, which a sandboxed run is not' },
+  uv: { pip: 'uv' },
+  playwright: { pip: 'playwright', note: 'then install its browsers as the next line says' },
+  'playwright-browsers': {
+    note: 'as root, `PLAYWRIGHT_BROWSERS_PATH=/usr/local/share/ms-playwright python3 -m playwright install --with-deps chromium`, then give the skill `PLAYWRIGHT_BROWSERS_PATH: /usr/local/share/ms-playwright` in the world\'s `env` (a run\'s HOME is its own, so browsers in a home folder are not seen)',
+  },
+  chromium: { debian: 'chromium' },
 };
 
 /** Import name → package, where the two differ or the Debian name is worth stating. */
@@ -109,6 +121,9 @@ const PYTHON_MODULES: Readonly<Record<string, InstallAdvice>> = {
   pkg_resources: { debian: 'python3-pkg-resources', pip: 'setuptools' },
   setuptools: { debian: 'python3-setuptools', pip: 'setuptools' },
   anthropic: { pip: 'anthropic', note: 'not packaged in Debian 12' },
+  playwright: { pip: 'playwright', note: 'not packaged in Debian 12; its browsers are a second step (see the program "playwright-browsers")' },
+  imageio: { debian: 'python3-imageio', pip: 'imageio' },
+  mcp: { pip: 'mcp', note: 'not packaged in Debian 12' },
 };
 
 /** Node package → where to get it (Debian packages few of the ones skills use). */
@@ -137,10 +152,13 @@ export function adviceFor(kind: DependencyKind, name: string): InstallAdvice {
 export function describeAdvice(advice: InstallAdvice): string {
   const ways: string[] = [];
   if (advice.debian !== undefined) ways.push(`Debian's ${advice.debian}${advice.guessed === true ? ' if there is such a package' : ''}`);
-  if (advice.pip !== undefined) ways.push(`pip install ${advice.pip}`);
+  // As root, with the python3 the sandbox runs (/usr/bin comes first on its PATH): pip then writes to
+  // /usr/local/lib/python3.X/dist-packages, which the sandbox shows. Debian 12 asks for the flag to allow it.
+  if (advice.pip !== undefined) ways.push(`sudo /usr/bin/python3 -m pip install --break-system-packages ${advice.pip}`);
   if (advice.npm !== undefined) ways.push(`npm install -g ${advice.npm}`);
   const text = ways.length > 1 ? `${ways[0]} (or: ${ways.slice(1).join(', or: ')})` : (ways[0] ?? '');
-  return advice.note === undefined ? text : `${text}; ${advice.note}`;
+  if (advice.note === undefined) return text;
+  return text === '' ? advice.note : `${text}; ${advice.note}`;
 }
 
 function baseName(program: string): string {

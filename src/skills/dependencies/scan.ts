@@ -1,6 +1,8 @@
-// The static scan of one skill folder: every code file under scripts/ (by extension or shebang), and the fenced
-// code blocks of SKILL.md and the markdown files it links to (and they link to). Bounded, so a hostile folder
-// costs little: at most MAX_FILES entries walked, files over MAX_BYTES or holding NUL bytes are skipped.
+// The static scan of one skill folder: every code file of the skill, wherever it is (scripts/, a `core/` package,
+// templates), by extension or shebang; and, apart, the fenced code blocks of SKILL.md and the markdown files it links
+// to (and they link to): what documents mention is an example or an alternative, not a need of the skill's code.
+// Bounded, so a hostile folder costs little: at most MAX_FILES entries walked, files over MAX_BYTES or holding NUL
+// bytes are skipped.
 import { builtinModules } from 'node:module';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,8 +25,8 @@ interface Walked {
 /** What the skill's code uses that neither the skill bundles nor the language ships. Never throws. */
 export async function scanSkillDependencies(skillDir: string): Promise<Dependency[]> {
   const walked = await walk(skillDir);
-  const found: { use: RawUse; file: string }[] = [];
-  for (const file of walked.files.filter((rel) => rel.startsWith('scripts/'))) {
+  const found: { use: RawUse; file: string; mentioned?: boolean }[] = [];
+  for (const file of walked.files) {
     const text = await readText(path.join(skillDir, file));
     if (text === undefined) continue;
     const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')).replace(/\r$/, '');
@@ -35,7 +37,7 @@ export async function scanSkillDependencies(skillDir: string): Promise<Dependenc
   }
   for (const { file, text } of await linkedMarkdown(skillDir, walked.files)) {
     for (const block of codeBlocks(text)) {
-      for (const use of usesIn(block.text, block.language)) found.push({ file, use: { ...use, line: use.line + block.line } });
+      for (const use of usesIn(block.text, block.language)) found.push({ file, mentioned: true, use: { ...use, line: use.line + block.line } });
     }
   }
   return group(found.filter(({ use }) => !provided(use, walked.localModules)));
@@ -47,15 +49,19 @@ function provided(use: RawUse, localModules: ReadonlySet<string>): boolean {
   return false;
 }
 
-function group(found: { use: RawUse; file: string }[]): Dependency[] {
+/** One entry per name: code's uses first (a need), then the documents' (a need only if code has none). */
+function group(found: { use: RawUse; file: string; mentioned?: boolean }[]): Dependency[] {
   const byKey = new Map<string, Dependency>();
-  for (const { use, file } of found) {
+  const ordered = [...found.filter((entry) => entry.mentioned !== true), ...found.filter((entry) => entry.mentioned === true)];
+  for (const { use, file, mentioned } of ordered) {
     const key = `${use.kind}\0${use.name}`;
     const entry = byKey.get(key);
-    if (entry === undefined) byKey.set(key, { kind: use.kind, name: use.name, sites: [{ file, line: use.line }], optional: use.optional });
-    else {
+    if (entry === undefined) {
+      byKey.set(key, { kind: use.kind, name: use.name, sites: [{ file, line: use.line }], optional: use.optional, mentionedOnly: mentioned === true });
+    } else {
       if (!entry.sites.some((site) => site.file === file && site.line === use.line)) entry.sites.push({ file, line: use.line });
-      entry.optional &&= use.optional;
+      // A guarded import stays optional only while every use in code is guarded; a document's mention changes neither.
+      if (mentioned !== true) entry.optional &&= use.optional;
     }
   }
   return [...byKey.values()];

@@ -17,6 +17,11 @@ export interface Dependency {
   sites: UseSite[];
   /** True when every use is guarded (a Python import inside `try: … except ImportError`): the code copes without it. */
   optional: boolean;
+  /**
+   * True when only the skill's documents mention it (a code block of SKILL.md or a linked document): an example or
+   * an alternative the model may choose, not something the skill's own code needs.
+   */
+  mentionedOnly: boolean;
 }
 
 /** How a person gets a missing dependency on a Debian-like host. */
