@@ -32,6 +32,25 @@ export interface WorldSettings {
   bash: boolean;
   /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
   dailyTokenBudget?: number;
+  /** Who may approve installing skills here (default: the world's approvers); nobody else, not even the requester. */
+  installers: string[];
+  /** What the install scanner's findings do: `warn` shows them on the card, `block` refuses the install. */
+  installPolicy: 'warn' | 'block';
+}
+
+/** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
+export interface InstallSettings {
+  enabled: boolean;
+  /** Patterns of sources that may be fetched (`github:acme/*`); undefined: any. */
+  sources?: string[];
+  /** A command that reads the staged folder and answers allow or deny (fail closed). */
+  policyCommand?: string;
+  /** Bound on a fetched source, in MiB. */
+  maxMB: number;
+  /** INSTALL_GITHUB_URL: what `github:` sources resolve against. */
+  githubUrl: string;
+  /** INSTALLED_SKILLS_DIR: the bot-owned folder installed skills are written to (a cache of the store). */
+  dir: string;
 }
 
 export interface AgentSettings {
@@ -83,6 +102,9 @@ export interface Config {
   agent: AgentSettings;
   defaults: WorldSettings;
   worlds: Record<string, Partial<WorldSettings>>;
+  install: InstallSettings;
+  /** Operator-level people whose installs go to `defaults` (every world). */
+  admins: string[];
   logLevel: LogLevel;
   /** Where the settings came from, for messages. */
   configFile?: string;
@@ -100,6 +122,8 @@ const worldSchema = z
     network: z.array(z.string().min(1)).optional(),
     bash: z.boolean().optional(),
     dailyTokenBudget: z.number().int().positive().optional(),
+    installers: z.array(z.string().min(1)).optional(),
+    installPolicy: z.enum(['warn', 'block']).optional(),
   })
   .strict();
 
@@ -107,6 +131,13 @@ const fileSchema = z
   .object({
     defaults: worldSchema.optional(),
     worlds: z.record(z.string().regex(/^(slack|discord|terminal):\S+$/, 'must be a world id like slack:T123:C456'), worldSchema).optional(),
+    install: z
+      .union([
+        z.literal(false),
+        z.object({ sources: z.array(z.string().min(1)).optional(), policyCommand: z.string().min(1).optional(), maxMB: z.number().int().min(1).max(4096).optional() }).strict(),
+      ])
+      .optional(),
+    admins: z.array(z.string().min(1)).optional(),
     agent: z
       .object({
         maxToolRounds: z.number().int().min(1).max(100).optional(),
@@ -236,8 +267,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       network: file.defaults?.network ?? [],
       bash: file.defaults?.bash ?? true,
       ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
+      installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
+      installPolicy: file.defaults?.installPolicy ?? 'warn',
     },
     worlds: file.worlds ?? {},
+    install: installSettings(file.install, env),
+    admins: file.admins ?? [],
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     configFile,
     ...(stateKey === undefined ? {} : { stateKey }),
@@ -256,6 +291,24 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     network: own.network ?? config.defaults.network,
     bash: own.bash ?? config.defaults.bash,
     ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
+    // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
+    installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
+    installPolicy: own.installPolicy ?? config.defaults.installPolicy,
+  };
+}
+
+function installSettings(file: z.infer<typeof fileSchema>['install'], env: NodeJS.ProcessEnv): InstallSettings {
+  const shared = {
+    githubUrl: urlVar(env, 'INSTALL_GITHUB_URL') ?? 'https://github.com',
+    dir: optional(env.INSTALLED_SKILLS_DIR) ?? './data/installed-skills',
+  };
+  if (file === false) return { enabled: false, maxMB: 100, ...shared };
+  return {
+    enabled: true,
+    ...(file?.sources === undefined ? {} : { sources: file.sources }),
+    ...(file?.policyCommand === undefined ? {} : { policyCommand: file.policyCommand }),
+    maxMB: file?.maxMB ?? 100,
+    ...shared,
   };
 }
 

@@ -1,5 +1,5 @@
 /** The namespaces the core keeps data in. */
-export type Namespace = 'history' | 'grants' | 'approvals' | 'dedupe' | 'audit' | 'usage' | 'chats' | 'leases' | 'workspaces';
+export type Namespace = 'history' | 'grants' | 'approvals' | 'dedupe' | 'audit' | 'usage' | 'chats' | 'leases' | 'workspaces' | 'installs';
 
 /**
  * The namespaces `list` serves, each through an index (Redis: a sorted set of its keys; SQLite: a key range on
