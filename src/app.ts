@@ -30,6 +30,7 @@ import { Metrics } from './ops/metrics.ts';
 import { createModelClient, describeProvider } from './model/modelClient.ts';
 import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
+import { InstalledSkills, Installer } from './install/index.ts';
 import { createStore } from './store/createStore.ts';
 import type { Store } from './store/types.ts';
 
@@ -53,6 +54,10 @@ export interface App {
   metrics: Metrics;
   /** This process among the instances sharing the store (on every log line of `skillbot start`). */
   instanceId: string;
+  /** Installing skills from chats and the CLI (fetch, scan, review card, pin in the store). */
+  installer: Installer;
+  /** The installed skills this instance serves, kept in line with the store. */
+  installed: InstalledSkills;
   /**
    * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
    * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
@@ -117,8 +122,10 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
   const sealer = createRecordSealer(stateKey.secret);
   const store = await createStore(config.storeUrl, { logger, instanceId });
+  await InstalledSkills.prepare(config.install.dir);
   const registry = await SkillRegistry.open({
-    roots: config.skillsDirs,
+    // Installed skills last: a skill an operator put on disk wins a name clash (the scanner warns of one first).
+    roots: [...config.skillsDirs, config.install.dir],
     logger,
     catalogBudgetChars: config.agent.catalogBudgetChars,
     watch: options.watchSkills ?? true,
@@ -162,6 +169,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   });
   await approvals.start();
   const hashFolder: HashFolder = (dir) => registry.hashFolder(dir);
+  const installed = new InstalledSkills({ store, dir: config.install.dir, hashFolder, reload: () => registry.reload(), logger });
+  await installed.start();
   const stops = new TurnStops(store, {
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
     logger,
@@ -200,7 +209,9 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     logger,
     retry: options.retry,
     workspaces,
+    settingsFor: (worldId) => ({ ...worldSettings(config, worldId), notHere: installed.hiddenIn(worldId) }),
   });
+  const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger });
   const budgets = new TokenBudgets(store);
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
@@ -250,6 +261,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     stops,
     metrics,
     instanceId,
+    installer,
+    installed,
     async shutdown(deadlineMs) {
       // Shared store: other instances may run (they, or this one after its restart, take the chats over).
       const shared = store.kind === 'redis';
@@ -290,6 +303,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     await approvals.close({ handOver });
     await stops.close();
     clearInterval(workspaceSweeper);
+    await installed.close();
     await registry.close();
     executor.close();
     await store.close();

@@ -36,6 +36,8 @@ export interface WorldSettings {
   installers: string[];
   /** What the install scanner's findings do: `warn` shows them on the card, `block` refuses the install. */
   installPolicy: 'warn' | 'block';
+  /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
+  notHere?: readonly string[];
 }
 
 /** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
@@ -319,5 +321,6 @@ export function worldAllowsNetwork(settings: WorldSettings, skillId: string): bo
 
 /** Whether a world may use a skill. */
 export function worldAllowsSkill(settings: WorldSettings, skillId: string): boolean {
+  if (settings.notHere?.includes(skillId)) return false;
   return settings.skills.includes('*') || settings.skills.includes(skillId);
 }

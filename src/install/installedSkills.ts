@@ -36,11 +36,17 @@ export class InstalledSkills {
 
   constructor(private readonly options: InstalledSkillsOptions) {}
 
+  /**
+   * Before the registry opens: the folder exists, and is empty. Whatever an earlier run left is rebuilt from the
+   * store (the folder is a cache, the store the truth), so nothing on disk is trusted across a restart.
+   */
+  static async prepare(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+  }
+
   /** Writes what the index holds (the registry reloads once if anything changed), then follows changes. */
   async start(): Promise<void> {
-    await mkdir(this.options.dir, { recursive: true });
-    // Whatever an earlier run left is rebuilt from the store: the folder is a cache, the store the truth.
-    for (const name of await readdir(this.options.dir)) await rm(join(this.options.dir, name), { recursive: true, force: true });
     await this.sync();
     this.#unsubscribe = await this.options.store.subscribe(INSTALLS_CHANNEL, () => void this.sync());
     this.#timer = setInterval(() => void this.sync(), this.options.pollMs ?? 5_000);
