@@ -136,3 +136,18 @@ export class InstalledSkills {
     }
   }
 }
+
+/** The store's index read as it is, with no folders written: the CLI's view (a running bot owns the folder). */
+export class IndexView {
+  #skills: InstalledSkill[] = [];
+  constructor(private readonly store: Store) {}
+  list(): readonly InstalledSkill[] {
+    return this.#skills;
+  }
+  get(id: string): InstalledSkill | undefined {
+    return this.#skills.find((skill) => skill.id === id);
+  }
+  async sync(): Promise<void> {
+    this.#skills = (await readIndex(this.store)).skills;
+  }
+}

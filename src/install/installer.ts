@@ -20,9 +20,10 @@ export interface InstallerDeps {
   config: Config;
   store: Store;
   registry: SkillRegistry;
-  approvals: ApprovalRuntime;
+  /** Who asks the installers (absent on the CLI, where the operator answers at the prompt). */
+  approvals?: ApprovalRuntime;
   audit: AuditLog;
-  installed: InstalledSkills;
+  installed: Pick<InstalledSkills, 'list' | 'get' | 'sync'>;
   executor: Executor;
   hashFolder: HashFolder;
   logger: Logger;
@@ -205,12 +206,13 @@ export class Installer {
         return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'}: ${plan.refused}.\n${plan.review.body}` };
       }
       const answerers = this.installersOf(request.worldId);
-      if (answerers.length === 0) {
+      const approvals = this.deps.approvals;
+      if (answerers.length === 0 || approvals === undefined) {
         await this.#audit(request, label, plan.review.combinedHash, 'refused', 'no installers');
         return { ok: false, text: 'Nobody can approve installs in this channel: an operator sets `installers` (or `approvers`) for it in SKILLBOT_CONFIG.' };
       }
       await this.#audit(request, label, plan.review.combinedHash, 'requested', plan.source.display);
-      const answer = await this.deps.approvals.request({
+      const answer = await approvals.request({
         worldId: request.worldId,
         chatId: request.chatId,
         requesterId: request.requesterId,
@@ -222,7 +224,7 @@ export class Installer {
         items: plan.review.items,
         answerers,
       });
-      const yes = (answer.option === 'yes_once' || answer.option === 'yes_in_session') && this.deps.approvals.isAuthentic(answer);
+      const yes = (answer.option === 'yes_once' || answer.option === 'yes_in_session') && approvals.isAuthentic(answer);
       if (!yes) {
         await this.#audit(request, label, plan.review.combinedHash, 'declined', answer.outcome ?? 'no', answer.decidedBy);
         return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'} (${answer.outcome === 'no' ? 'declined' : (answer.outcome ?? 'no answer')}).` };
@@ -254,6 +256,11 @@ export class Installer {
       existing.set(skill.id, installed === undefined ? `the skill at ${skill.dir}` : `the skill installed for ${installed.scope === 'defaults' ? 'every channel' : installed.scope}`);
     }
     return existing;
+  }
+
+  /** The CLI's audit line (the operator answered at the prompt). */
+  audit(request: Requested, skillId: string, hash: string, outcome: string, reason: string, decidedBy?: string): Promise<void> {
+    return this.#audit(request, skillId, hash, outcome, reason, decidedBy);
   }
 
   async #audit(request: Requested, skillId: string, hash: string, outcome: string, reason: string, decidedBy?: string): Promise<void> {
