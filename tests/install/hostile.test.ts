@@ -117,3 +117,50 @@ describe('the install scanner', () => {
     expect(app.installer.parse('https://u:p@host/r.git')).toMatchObject({ ok: false, error: expect.stringContaining('password') });
   });
 });
+
+describe('where installs land, and the operator policy', () => {
+  it('a skill installed for one world is not usable in another; one installed into defaults is everywhere', async () => {
+    const parsed = app.installer.parse('github:acme/tools/skills/csv-peek');
+    if (!parsed.ok) throw new Error(parsed.error);
+    const planned = await app.installer.plan(parsed.source, { scope: 'slack:T1:CHERE', policy: 'warn' });
+    if (!planned.ok) throw new Error(planned.error);
+    const committed = await app.installer.commit(planned.plan, { scope: 'slack:T1:CHERE', requestedBy: 'U1', approvedBy: 'UADMIN' });
+    await planned.plan.discard();
+    expect(committed).toMatchObject({ ok: true, ids: ['csv-peek'] });
+    expect(app.engine.invocableSkills('slack:T1:CHERE').map((s) => s.id)).toContain('csv-peek');
+    expect(app.engine.invocableSkills('slack:T1:CELSEWHERE').map((s) => s.id)).not.toContain('csv-peek');
+    // The same name cannot be taken for another world: the card says whose it is.
+    const again = await app.installer.plan(parsed.source, { scope: 'slack:T1:COTHER', policy: 'warn' });
+    if (!again.ok) throw new Error(again.error);
+    expect(again.plan.findings.find((f) => f.code === 'SHADOWS')?.message).toContain('installed for slack:T1:CHERE');
+    await again.plan.discard();
+  });
+
+  it('a policy command that answers deny (or fails) refuses the install; it runs in the sandbox, reading the staged folder', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'skillbot-install-policy-'));
+    chmodSync(policyDir, 0o755);
+    const configFile = join(policyDir, 'config.yaml');
+    const policy = 'f() { if grep -rqs curl "$1"; then echo "deny: it mentions curl"; else echo allow; fi; }; f';
+    writeFileSync(configFile, `install:\n  policyCommand: ${JSON.stringify(policy)}\n`);
+    const guarded = await createApp(
+      loadConfig({ STORE_URL: 'memory://', SKILLS_DIRS: join(policyDir, 'skills'), INSTALLED_SKILLS_DIR: join(policyDir, 'installed'), WORKSPACES_DIR: join(policyDir, 'ws'), INSTALL_GITHUB_URL: git.url, SKILLBOT_CONFIG: configFile, ANTHROPIC_API_KEY: 'unused' }),
+      silentLogger(),
+      { watchSkills: false },
+    );
+    try {
+      const plan = async (source: string) => {
+        const parsed = guarded.installer.parse(source);
+        if (!parsed.ok) throw new Error(parsed.error);
+        const planned = await guarded.installer.plan(parsed.source, { scope: WORLD, policy: 'warn' });
+        if (!planned.ok) throw new Error(planned.error);
+        await planned.plan.discard();
+        return planned.plan;
+      };
+      expect((await plan('github:evil/curl-prereq')).refused).toBe('the install policy denied it: it mentions curl');
+      expect((await plan('github:acme/tools')).refused).toBeUndefined();
+    } finally {
+      await guarded.close();
+      rmSync(policyDir, { recursive: true, force: true });
+    }
+  });
+});
