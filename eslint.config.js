@@ -20,6 +20,11 @@ const approvalsPatterns = [
 const workspacePatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/approvals/**'], message: "src/workspace holds a chat's files; the agent uses it, never the reverse." },
 ];
+// Installing fetches and reads skills on the bot and never runs them: src/install reaches no turn, no chat and no
+// platform; the one thing it runs (an operator's policy command) goes through src/exec like everything else.
+const installPatterns = [
+  { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/workspace/**'], message: 'src/install fetches, scans and pins skills; it never reaches into turns, chats or workspaces.' },
+];
 // Only the guarded exec path may start processes.
 const processPaths = ['execa', 'node:child_process', 'child_process'].map((name) => ({
   name,
@@ -53,6 +58,15 @@ export default tseslint.config(
   {
     files: ['src/workspace/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...workspacePatterns] }] },
+  },
+  {
+    files: ['src/install/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns, ...installPatterns] }],
+      // Fetched content is data: nothing in it is ever evaluated.
+      'no-eval': 'error',
+      'no-new-func': 'error',
+    },
   },
   {
     files: ['src/exec/**/*.ts'],
