@@ -45,7 +45,10 @@ export interface ScanContext {
 
 export async function scanStaged(staged: Staged, found: StagedSkills, context: ScanContext): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const oddity of staged.oddities) {
+  // Only what would be installed: files outside every skill folder (a repository's CI, its issue templates) are not.
+  const folders = found.skills.map((skill) => skill.folder);
+  const installed = (path: string) => folders.some((folder) => folder === '' || path.startsWith(`${folder}/`));
+  for (const oddity of staged.oddities.filter((entry) => installed(entry.path))) {
     const what = {
       symlink: `a symbolic link to ${JSON.stringify(oddity.detail)}; not installed`,
       submodule: `a git submodule (commit ${oddity.detail.slice(0, 12)}); its content is not fetched`,
@@ -54,7 +57,7 @@ export async function scanStaged(staged: Staged, found: StagedSkills, context: S
     }[oddity.kind];
     findings.push({ code: oddity.kind === 'symlink' ? 'SYMLINK' : oddity.kind === 'submodule' ? 'SUBMODULE' : 'SPECIAL_FILE', severity: 'danger', file: oddity.path, message: what });
   }
-  for (const file of staged.files) {
+  for (const file of staged.files.filter((entry) => installed(entry.path))) {
     const hidden = hiddenInName(file.path);
     if (hidden !== undefined) findings.push({ code: 'HIDDEN_CHARACTERS', severity: 'danger', file: file.path, message: `its name holds ${hidden}` });
     const full = join(staged.dir, file.path);
@@ -69,7 +72,8 @@ export async function scanStaged(staged: Staged, found: StagedSkills, context: S
       continue;
     }
     const text = (file.size <= start.byteLength ? start : await head(full, file.size)).toString('utf8');
-    findings.push(...scanText(file.path, text, /\.(?:md|markdown|mdx|txt|html?)$/i.test(file.path)));
+    // Markdown is what the model reads as instructions: there, what renders as nothing is a finding.
+    findings.push(...scanText(file.path, text, /\.(?:md|markdown|mdx)$/i.test(file.path)));
   }
   for (const problem of found.problems) findings.push({ code: 'ROOT_PROBLEM', severity: 'note', file: '.claude-plugin', message: problem });
   for (const skill of found.skills) {

@@ -48,7 +48,29 @@ function hidingChar(code: number, index: number): string | undefined {
 }
 
 const HTML_COMMENT = /<!--([\s\S]*?)-->/g;
-const HIDDEN_HTML = /<[a-z][^>]*(?:\shidden\b|style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])))[^>]*>/i;
+const HIDDEN_HTML = /<[a-z][^>]*(?:\shidden\b|style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])))[^>]*>/i;
+/** A fenced code block: what is inside renders as code, visibly, comments and all. */
+const FENCE = /^\s{0,3}(```|~~~)/;
+
+/** The text with fenced code blocks blanked (line count kept), for the checks of what renders as nothing. */
+function outsideCode(text: string): string {
+  let fence: string | undefined;
+  return text
+    .split('\n')
+    .map((line) => {
+      const open = FENCE.exec(line)?.[1];
+      if (fence === undefined && open !== undefined) {
+        fence = open;
+        return '';
+      }
+      if (fence !== undefined) {
+        if (line.trim().startsWith(fence)) fence = undefined;
+        return '';
+      }
+      return line;
+    })
+    .join('\n');
+}
 const MD_COMMENT = /^\s*\[(?:\/\/|comment)\]:\s*#\s*[("'](.+)[)"']\s*$/i;
 
 function lineOf(text: string, index: number): number {
@@ -66,6 +88,7 @@ function quote(text: string, max = 80): string {
 export function scanText(file: string, text: string, markdown: boolean): Finding[] {
   const findings: Finding[] = [];
   const lines = text.split('\n');
+  const prose = markdown ? outsideCode(text).split('\n') : [];
   const evaluates = EVALUATES.test(text);
   lines.forEach((line, index) => {
     for (const rule of LINE_RULES) {
@@ -74,15 +97,16 @@ export function scanText(file: string, text: string, markdown: boolean): Finding
     if (evaluates && LONG_ENCODED.test(line)) {
       findings.push({ code: 'ENCODED_PAYLOAD', severity: 'danger', file, line: index + 1, message: 'a long encoded string in a file that evaluates code or pipes into a shell' });
     }
-    if (markdown) {
-      const comment = MD_COMMENT.exec(line);
+    const rendered = prose[index];
+    if (rendered) {
+      const comment = MD_COMMENT.exec(rendered);
       if (comment?.[1] !== undefined) findings.push({ code: 'HIDDEN_TEXT', severity: 'danger', file, line: index + 1, message: `a Markdown comment (not shown to people) says ${quote(comment[1])}` });
-      if (HIDDEN_HTML.test(line)) findings.push({ code: 'HIDDEN_TEXT', severity: 'danger', file, line: index + 1, message: `HTML made invisible when rendered: ${quote(line)}` });
+      if (HIDDEN_HTML.test(rendered)) findings.push({ code: 'HIDDEN_TEXT', severity: 'danger', file, line: index + 1, message: `HTML made invisible when rendered: ${quote(rendered)}` });
     }
   });
   findings.push(...hiddenCharacters(file, text));
   if (markdown) {
-    for (const match of text.matchAll(HTML_COMMENT)) {
+    for (const match of outsideCode(text).matchAll(HTML_COMMENT)) {
       const inside = match[1] ?? '';
       // A comment with words in it is text people do not see and the model reads.
       if (/[A-Za-z]{2,}(?:\s+\S+){2,}/.test(inside)) {

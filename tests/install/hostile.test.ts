@@ -109,6 +109,18 @@ describe('the install scanner', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('is quiet about what people do see or what is not installed: comments in code blocks, HTML assets, files outside the skills', async () => {
+    git.commit('acme/benign', {
+      '.github/PULL_REQUEST_TEMPLATE.md': '<!-- Describe the change you made, in a few words -->\n',
+      'skills/docs/SKILL.md': skillMd('docs', 'Writes documents.', 'Example:\n\n```xml\n<!-- Use these entities for professional typography -->\n<w:p/>\n```\n'),
+      'skills/docs/assets/viewer.html': '<div id="tabs" style="display:none;"><!-- tabs shown when data exists --></div>\n<span style="font-size:0.8rem">x</span>\n',
+    });
+    const planned = await planOf('github:acme/benign');
+    if (!planned.ok) throw new Error(planned.error);
+    expect(planned.plan.findings.filter((f) => f.severity === 'danger')).toEqual([]);
+    await planned.plan.discard();
+  });
+
   it('reads source forms as documented and refuses others with what was wrong', () => {
     expect(app.installer.parse('github:acme/tools/skills/pdf@v1.2')).toMatchObject({ ok: true, source: { url: `${git.url}/acme/tools.git`, ref: 'v1.2', path: 'skills/pdf' } });
     expect(app.installer.parse('https://git.example.com/team/skills.git#main:skills/x')).toMatchObject({ ok: true, source: { url: 'https://git.example.com/team/skills.git', ref: 'main', path: 'skills/x' } });
