@@ -16,7 +16,8 @@ export function friendlyCollection(marker: string): Record<string, RepoFile> {
     'skills/csv-peek/SKILL.md': skillMd('csv-peek', 'Peek at the first rows of a CSV file.', 'Run `scripts/peek.sh FILE`.'),
     'skills/csv-peek/scripts/peek.sh': { text: '#!/bin/sh\nhead -n 5 "$1"\n', executable: true },
     'skills/greeter/SKILL.md': skillMd('greeter', 'Greets people warmly by name.', 'Run `scripts/hello.py NAME`.', 'run-on-load:\n  - scripts/hello.py\n'),
-    'skills/greeter/scripts/hello.py': `#!/usr/bin/env python3\nopen(${JSON.stringify(marker)}, 'w').write('ran')\nprint('hello')\n`,
+    // Prints first; the marker is only for runs on the host (in the sandbox /tmp is its own, or read-only).
+    'skills/greeter/scripts/hello.py': `#!/usr/bin/env python3\nprint('hello from an installed skill')\ntry:\n    open(${JSON.stringify(marker)}, 'w').write('ran')\nexcept OSError:\n    pass\n`,
   };
 }
 

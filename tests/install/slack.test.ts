@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/install/installRecords.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
 import { type FakeSlack, type PostedMessage, startFakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
@@ -133,6 +133,22 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
     const installed = await b.sender.command('/skills', 'installed', { channel: CHANNEL, user: CAROL });
     expect(installed.text).toMatch(/greeter: github:acme\/tools at commit [0-9a-f]{12}, content [0-9a-f]{12}/);
     // Installing ran nothing: the run-on-load script would have left its marker.
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('the installed skill works like any other: loading it asks before its run-on-load script runs, in the sandbox', async () => {
+    anthropic.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (!result) return toolUseReply('load_skill', { skill_id: 'greeter' });
+      return textReply(result.content.includes('hello from an installed skill') ? 'greeted' : 'not greeted');
+    });
+    const ts = b.sender.nextTs();
+    await b.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> greet me` });
+    const card = await slack.waitFor(() => approvalIn(slack, CHANNEL, ts), { what: 'the script card', timeoutMs: 20_000 });
+    expect(JSON.stringify(card.blocks)).toContain('scripts/hello.py');
+    await click(b, ALICE, card, approvalIdOf(card));
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).find((m) => m.text.includes('greeted')), { what: 'the answer', timeoutMs: 20_000 });
+    expect(slack.thread(CHANNEL, ts).some((m) => m.text.includes('not greeted'))).toBe(false);
     expect(existsSync(marker)).toBe(false);
   });
 
