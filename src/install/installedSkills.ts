@@ -93,11 +93,13 @@ export class InstalledSkills {
       changed = true;
     }
     const loaded: InstalledSkill[] = [];
+    let failed = false;
     for (const skill of index.skills) {
       if (this.#onDisk.get(skill.id) !== skill.contentHash) {
         const problem = await this.#materialize(skill);
         if (problem !== undefined) {
           this.options.logger.error({ skill: skill.id, contentHash: skill.contentHash, problem }, 'installed skills: not loaded');
+          failed = true;
           continue;
         }
         changed = true;
@@ -105,7 +107,8 @@ export class InstalledSkills {
       loaded.push(skill);
     }
     this.#skills = loaded;
-    this.#revision = index.status;
+    // A skill that could not be written is tried again at the next sync, not only at the next change.
+    this.#revision = failed ? '' : index.status;
     if (changed) await this.options.reload();
   }
 

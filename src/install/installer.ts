@@ -127,6 +127,9 @@ export class Installer {
     }
     const record = this.deps.installed.get(request.id);
     if (record === undefined || !this.#visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
+    if (record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
+      return { ok: false, privately: true, text: `${record.id} is installed for every channel: only the operator's admins can remove it.` };
+    }
     const changed = await changeIndex(this.deps.store, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
     if ('error' in changed) return { ok: false, text: `Removing ${request.id} failed: ${changed.error}.` };
     if (!changed.skills.some((skill) => skill.contentHash === record.contentHash)) await dropBundle(this.deps.store, record.contentHash);
@@ -205,7 +208,8 @@ export class Installer {
         await this.#audit(request, label, plan.review.combinedHash, 'refused', plan.refused);
         return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'}: ${plan.refused}.\n${plan.review.body}` };
       }
-      const answerers = this.installersOf(request.worldId);
+      // A skill every channel has is the operator's: only their admins decide its changes.
+      const answerers = scope === 'defaults' ? [...this.deps.config.admins] : this.installersOf(request.worldId);
       const approvals = this.deps.approvals;
       if (answerers.length === 0 || approvals === undefined) {
         await this.#audit(request, label, plan.review.combinedHash, 'refused', 'no installers');
