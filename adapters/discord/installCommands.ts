@@ -4,6 +4,8 @@
 import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
 import { type Installer, parseInstallCommand, INSTALL_USAGE } from '../../src/install/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
+import type { MessageFile } from '../../src/chats/platform.ts';
+import { downloadAttachment } from './attachments.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 import { NO_THREAD_TEXT, threadName } from './messages.ts';
 import { type Location, type Place, threadPlace, worldOf } from './places.ts';
@@ -80,5 +82,23 @@ export async function runInstallInteraction(interaction: ChatInputCommandInterac
   }
   const requested = { worldId: place.worldId, chatId: place.chatId, requesterId: userId };
   const result = command.kind === 'update' ? await deps.installer.update({ ...requested, id: command.id }) : await deps.installer.install({ ...requested, source: command.source });
+  await postAll(deps, place.channelId, result.text);
+}
+
+/** `@skillbot skills install` with a .skill or .zip attached, in a thread the bot answers in. */
+export function isFileInstall(text: string, files: readonly MessageFile[]): MessageFile | undefined {
+  if (!/^\/?skills\s+install\s*$/i.test(text.trim())) return undefined;
+  return files.find((file) => /\.(skill|zip)$/i.test(file.name));
+}
+
+export async function installSharedFile(place: Place, userId: string, file: MessageFile, deps: InstallDeps & { apiUrl?: string; maxBytes: number }): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await downloadAttachment(file, { maxBytes: deps.maxBytes, ...(deps.apiUrl ? { apiUrl: deps.apiUrl } : {}) });
+  } catch (error) {
+    await deps.api.post(place.channelId, { content: `I could not download ${file.name} (${(error as Error).message}).` });
+    return;
+  }
+  const result = await deps.installer.install({ worldId: place.worldId, chatId: place.chatId, requesterId: userId, source: '', file: { name: file.name, bytes } });
   await postAll(deps, place.channelId, result.text);
 }

@@ -3,7 +3,9 @@ import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
 import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { MessageFile } from '../../src/chats/platform.ts';
 import { attachmentsOf } from './attachments.ts';
+import { isFileInstall } from './installCommands.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';
 import { isStopText, stopFromMessage, type StopDeps, tellNothingRunning } from './stop.ts';
@@ -27,6 +29,8 @@ export interface MessageDeps {
   stop: StopDeps;
   /** `/new` in a DM: the chat's history is forgotten. */
   newConversation: (chatId: string) => Promise<void>;
+  /** `@skillbot skills install` with a .skill file attached: the review, then the outcome, in the thread. */
+  installFile?: (place: Place, userId: string, file: MessageFile) => Promise<void>;
 }
 
 /**
@@ -121,6 +125,11 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   // A replay finds the thread opened on the message (placeOf) and is then a duplicate for accept.
   const place = await placeOf(message, location, text, deps);
   if (!place) return;
+  const shared = deps.installFile ? isFileInstall(text, files) : undefined;
+  if (shared && deps.installFile) {
+    if ((await deps.accept(undefined, keys)) === 'queued') await deps.installFile(place, message.author.id, shared);
+    return;
+  }
   const accepted = await deps.accept(
     { worldId: place.worldId, chatId: place.chatId, userId: message.author.id, text, ref: message.id, ...(files.length > 0 ? { files } : {}) },
     keys,

@@ -4,7 +4,7 @@ import { type Client, Events, type Interaction, MessageFlags } from 'discord.js'
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
 import { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import { ChatActivity } from './chatActivity.ts';
 import { createDiscordClient } from './client.ts';
@@ -14,7 +14,8 @@ import { DiscordApi } from './discordApi.ts';
 import { EventWork } from './eventWork.ts';
 import { onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
-import { ThreadDirectory } from './places.ts';
+import { type Place, ThreadDirectory } from './places.ts';
+import { installSharedFile } from './installCommands.ts';
 import { TurnHints } from './turnHints.ts';
 import { DiscordTurns } from './turns.ts';
 
@@ -102,6 +103,8 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
     log,
     stop: { stops: app.stops, threads, api, log },
     newConversation: (chatId: string) => app.engine.newConversation(chatId),
+    installFile: (place: Place, userId: string, file: MessageFile) =>
+      installSharedFile(place, userId, file, { installer: app.installer, api, log, maxBytes: app.config.install.maxMB * 1024 * 1024, ...(app.config.discord.apiUrl ? { apiUrl: app.config.discord.apiUrl } : {}) }),
   };
 
   logConnection(client, log);

@@ -9,7 +9,7 @@ import { type FakeDiscord, type FakeUser, startFakeDiscord } from '../fakes/disc
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 import { approvalIn, botMessages, type DiscordBot, startDiscordBot, threadOn, waitForBotMessage } from '../discord/harness.ts';
-import { friendlyCollection } from './fixtures.ts';
+import { friendlyCollection, makeZip, skillMd } from './fixtures.ts';
 
 let git: FakeGitServer;
 let discord: FakeDiscord;
@@ -70,5 +70,17 @@ describe('installing skills from Discord', () => {
     discord.slash(bob, discord.general, 'skills', { command: 'remove', id: 'greeter' });
     await discord.waitFor(() => !bot.app.engine.invocableSkills(world).some((s) => s.id === 'greeter'), 'greeter removed');
     expect(botMessages(discord, thread.id).length).toBeGreaterThan(0);
+  });
+
+  it('a .skill file attached to "@skillbot skills install" installs the same way, in the thread opened on it', async () => {
+    const zip = makeZip({ 'zipped/SKILL.md': skillMd('zipped', 'Arrived as a file.'), 'zipped/scripts/z.sh': '#!/bin/sh\necho z\n' });
+    const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> skills install`, [{ name: 'zipped.skill', contentType: 'application/zip', bytes: zip }]);
+    const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'the thread');
+    const card = await discord.waitFor(() => approvalIn(discord, thread.id), 'the review card', 20_000);
+    expect(card.content + JSON.stringify(card.files ?? [])).toMatch(/zipped\.skill/);
+    const id = /hitl:([^:]+):/.exec(JSON.stringify(card.components))?.[1] ?? '';
+    discord.click(bob, card, `hitl:${id}:yes_once`);
+    await waitForBotMessage(discord, thread.id, /^Installed zipped from zipped\.skill at sha256 [0-9a-f]{12}/);
+    expect(bot.app.engine.invocableSkills(world).map((s) => s.id)).toContain('zipped');
   });
 });
