@@ -52,6 +52,10 @@ export async function runInstallInteraction(interaction: ChatInputCommandInterac
     return;
   }
   const userId = interaction.user.id;
+  if (command.kind === 'install' && command.source === '') {
+    await interaction.reply({ content: 'Give a `source` (github:owner/repo[/path][@ref] or a git URL), or attach a .skill file to a message that mentions me with `skills install`.', flags: MessageFlags.Ephemeral });
+    return;
+  }
   if (command.kind === 'usage' || command.kind === 'installed') {
     const text = command.kind === 'usage' ? command.text : deps.installer.listText(worldId);
     await interaction.reply({ content: parts(text)[0] ?? '', flags: MessageFlags.Ephemeral });
