@@ -77,7 +77,7 @@ describe('installing skills from Discord', () => {
     const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> skills install`, [{ name: 'zipped.skill', contentType: 'application/zip', bytes: zip }]);
     const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'the thread');
     const card = await discord.waitFor(() => approvalIn(discord, thread.id), 'the review card', 20_000);
-    expect(card.content + JSON.stringify(card.files ?? [])).toMatch(/zipped\.skill/);
+    expect(card.content + JSON.stringify(card.attachments)).toMatch(/zipped\.skill/);
     const id = /hitl:([^:]+):/.exec(JSON.stringify(card.components))?.[1] ?? '';
     discord.click(bob, card, `hitl:${id}:yes_once`);
     await waitForBotMessage(discord, thread.id, /^Installed zipped from zipped\.skill at sha256 [0-9a-f]{12}/);
