@@ -121,8 +121,9 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const stateKey = loadStateKey(config);
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
   const sealer = createRecordSealer(stateKey.secret);
-  const store = await createStore(config.storeUrl, { logger, instanceId });
+  // Before the store: a folder that is not the bot's own is a config problem, reported before anything starts.
   await InstalledSkills.prepare(config.install.dir);
+  const store = await createStore(config.storeUrl, { logger, instanceId });
   const registry = await SkillRegistry.open({
     // Installed skills last: a skill an operator put on disk wins a name clash (the scanner warns of one first).
     roots: [...config.skillsDirs, config.install.dir],

@@ -6,11 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { ConfigError } from '../config/config.ts';
 import type { HashFolder } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { safeRelative } from './staging.ts';
 import { type InstalledSkill, INSTALLS_CHANNEL, readBundle, readIndex } from './installRecords.ts';
+
+/** Marks the folder as the bot's own cache (see prepare). */
+const OWNED_MARK = '.skillbot-installed-skills';
 
 export interface InstalledSkillsOptions {
   store: Store;
@@ -42,7 +46,13 @@ export class InstalledSkills {
    */
   static async prepare(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
-    for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+    const names = await readdir(dir);
+    // Emptying a folder someone pointed here by mistake (a real skills root) would delete their skills.
+    if (names.length > 0 && !names.includes(OWNED_MARK)) {
+      throw new ConfigError(`INSTALLED_SKILLS_DIR (${dir}) holds files the bot did not write; point it at an empty folder of its own.`);
+    }
+    for (const name of names) if (name !== OWNED_MARK) await rm(join(dir, name), { recursive: true, force: true });
+    await writeFile(join(dir, OWNED_MARK), 'Written by skillbot from its store: emptied and rebuilt at every start.\n');
   }
 
   /** Writes what the index holds (the registry reloads once if anything changed), then follows changes. */

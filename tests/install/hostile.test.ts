@@ -148,6 +148,18 @@ describe('where installs land, and the operator policy', () => {
     await again.plan.discard();
   });
 
+  it("refuses to start on an INSTALLED_SKILLS_DIR holding files it did not write (it would empty it)", async () => {
+    const mistaken = mkdtempSync(join(tmpdir(), 'skillbot-install-mistake-'));
+    writeFileSync(join(mistaken, 'SKILL.md'), skillMd('precious', 'Someone else\'s skill.'));
+    try {
+      const config = loadConfig({ STORE_URL: 'memory://', SKILLS_DIRS: join(dir, 'skills'), INSTALLED_SKILLS_DIR: mistaken, WORKSPACES_DIR: join(dir, 'workspaces'), ANTHROPIC_API_KEY: 'unused' });
+      await expect(createApp(config, silentLogger(), { watchSkills: false })).rejects.toThrow(/INSTALLED_SKILLS_DIR .* holds files the bot did not write/);
+      expect(existsSync(join(mistaken, 'SKILL.md'))).toBe(true);
+    } finally {
+      rmSync(mistaken, { recursive: true, force: true });
+    }
+  });
+
   it('a policy command that answers deny (or fails) refuses the install; it runs in the sandbox, reading the staged folder', async () => {
     const policyDir = mkdtempSync(join(tmpdir(), 'skillbot-install-policy-'));
     chmodSync(policyDir, 0o755);
