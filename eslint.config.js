@@ -21,6 +21,11 @@ const approvalsPatterns = [
 const workspacePatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/approvals/**'], message: "src/workspace holds a chat's files; the agent uses it, never the reverse." },
 ];
+// Installing fetches and reads skills on the bot and never runs them: src/install reaches no turn, no chat and no
+// platform; the one thing it runs (an operator's policy command) goes through src/exec like everything else.
+const installPatterns = [
+  { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/workspace/**'], message: 'src/install fetches, scans and pins skills; it never reaches into turns, chats or workspaces.' },
+];
 // Settings are read once at the edge: src/config knows the environment and the config file, never the parts
 // that use them (it may name exec's limits and the store URL's form, as types and pure helpers).
 // A concept folder's own settings schema (src/mcp/config.ts, a leaf) is composed here.
@@ -89,6 +94,15 @@ export default tseslint.config(
   {
     files: ['src/mcp/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns, ...mcpPatterns] }] },
+  },
+  {
+    files: ['src/install/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns, ...installPatterns] }],
+      // Fetched content is data: nothing in it is ever evaluated.
+      'no-eval': 'error',
+      'no-new-func': 'error',
+    },
   },
   {
     files: ['src/exec/**/*.ts'],

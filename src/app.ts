@@ -32,6 +32,7 @@ import { createModelClient, describeProvider } from './model/modelClient.ts';
 import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { countedStore } from './store/countedStore.ts';
+import { InstalledSkills, Installer } from './install/index.ts';
 import { createStore } from './store/createStore.ts';
 import { type Mcp, mcpFromConfig } from './mcp/fromConfig.ts';
 import type { Store } from './store/types.ts';
@@ -58,6 +59,10 @@ export interface App {
   instanceId: string;
   /** MCP servers' connections and tools (src/mcp); absent when none is configured. */
   mcp?: Mcp;
+  /** Installing skills from chats and the CLI (fetch, scan, review card, pin in the store). */
+  installer: Installer;
+  /** The installed skills this instance serves, kept in line with the store. */
+  installed: InstalledSkills;
   /**
    * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
    * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
@@ -121,10 +126,13 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const stateKey = loadStateKey(config);
   if (stateKey.warning !== undefined) logger.warn({ stateKeyFile: stateKey.file }, stateKey.warning);
   const sealer = createRecordSealer(stateKey.secret);
+  // Before the store: a folder that is not the bot's own is a config problem, reported before anything starts.
+  await InstalledSkills.prepare(config.install.dir);
   const metrics = new Metrics();
   const store = countedStore(await createStore(config.storeUrl, { logger, instanceId }), (operation, namespace) => metrics.storeOperations.inc({ operation, namespace }));
   const registry = await SkillRegistry.open({
-    roots: config.skillsDirs,
+    // Installed skills last: a skill an operator put on disk wins a name clash (the scanner warns of one first).
+    roots: [...config.skillsDirs, config.install.dir],
     logger,
     catalogBudgetChars: config.agent.catalogBudgetChars,
     watch: options.watchSkills ?? true,
@@ -167,6 +175,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   });
   await approvals.start();
   const hashFolder: HashFolder = (dir) => registry.hashFolder(dir);
+  const installed = new InstalledSkills({ store, dir: config.install.dir, hashFolder, reload: () => registry.reload(), logger });
+  await installed.start();
   const stops = new TurnStops(store, {
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
     logger,
@@ -207,7 +217,9 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     logger,
     retry: options.retry,
     workspaces,
+    settingsFor: (worldId) => ({ ...worldSettings(config, worldId), notHere: installed.hiddenIn(worldId) }),
   });
+  const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger });
   const budgets = new TokenBudgets(store);
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
@@ -261,6 +273,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     metrics,
     instanceId,
     ...(mcp === undefined ? {} : { mcp }),
+    installer,
+    installed,
     async shutdown(deadlineMs) {
       // Shared store: other instances may run (they, or this one after its restart, take the chats over).
       const shared = store.kind === 'redis';
@@ -302,6 +316,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     await stops.close();
     clearInterval(workspaceSweeper);
     await mcp?.close();
+    await installed.close();
     await registry.close();
     executor.close();
     await store.close();

@@ -44,6 +44,7 @@ const USAGE = `usage: skillbot <command>
   chat [--world W] [--chat C]    terminal chat; pipe messages in, one per line, for an unattended run
   doctor                         check the sandbox, the store, platform credentials and skills (exit 1 on a failure)
   skills list|show|catalog|validate|match …
+  skills install SOURCE [--world W] [--yes] | installed [--world W] | update ID [--yes] | remove ID
   audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json]
   grants list|revoke …
   mcp list [--json] | mcp disconnect SERVER [--user ID]`;
@@ -204,6 +205,11 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
         return await runDoctor(config, { output: host.output });
       }
       case 'skills': {
+        const [sub = '', ...args] = rest;
+        if (['install', 'installed', 'update', 'remove'].includes(sub)) {
+          const { runInstallCli } = await import('./install/installCli.ts');
+          return await runInstallCli(sub, args, config, { output: host.output, interactive: host.interactive === true });
+        }
         const [{ runSkillsCommand }, { offeredServers }] = await Promise.all([import('./skills/commands.ts'), import('./mcp/skillNeeds.ts')]);
         return await runSkillsCommand(rest, {
           mcpServersOffered: offeredServers(config),

@@ -60,7 +60,10 @@ export function questionMessage(record: ApprovalRecord): MessageBody {
   const head = `🔐 **Approval needed:** ${escapeMarkdown(record.title)}`;
   const deadline = Math.floor(record.expiresAt / 1000);
   const fallback = BUTTONS[record.defaultOption].label;
-  const foot = `<@${record.requesterId}>, run this? Without an answer <t:${deadline}:R>, the choice is **${fallback}**.`;
+  const foot =
+    record.answerers === undefined
+      ? `<@${record.requesterId}>, run this? Without an answer <t:${deadline}:R>, the choice is **${fallback}**.`
+      : `Only this channel's installers can answer. Without an answer <t:${deadline}:R>, the choice is **${fallback}**.`;
   const { content, attach } = compose(record, head, foot);
   return {
     content,

@@ -30,7 +30,18 @@ export const SLASH_COMMANDS = [
   {
     name: 'skills',
     type: ApplicationCommandType.ChatInput,
-    description: 'List the skills you can use here (only you see the list)',
+    description: 'List the skills you can use here (only you see the list), or install, update, remove them',
+    options: [
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'command',
+        description: 'Leave empty to list; install, installed, update or remove',
+        required: false,
+        choices: ['install', 'installed', 'update', 'remove'].map((name) => ({ name, value: name })),
+      },
+      { type: ApplicationCommandOptionType.String, name: 'source', description: 'install: github:owner/repo[/path][@ref] or a git URL', required: false, max_length: 500 },
+      { type: ApplicationCommandOptionType.String, name: 'id', description: 'update, remove: the installed skill', required: false, max_length: 100 },
+    ],
     ...WHERE,
   },
 ];

@@ -13,12 +13,14 @@ import type { CommandReplies } from './commandReplies.ts';
 import { skillChoices, skillListPages } from './commands.ts';
 import { claimInteraction } from './dedupe.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
-import { NO_THREAD_TEXT, threadName } from './messages.ts';
+import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { InteractionOutlet } from './outlets.ts';
 import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
 import { answerStopClick, STOP_PREFIX } from './stop.ts';
 import type { TurnStops } from '../../src/chats/stop.ts';
 import type { DiscordTurns } from './turns.ts';
+import type { Installer } from '../../src/install/index.ts';
+import { installWords, runInstallInteraction } from './installCommands.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -35,6 +37,7 @@ export interface InteractionDeps {
   store: Store;
   stops: TurnStops;
   log: Logger;
+  installer: Installer;
 }
 
 const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
@@ -148,6 +151,10 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
   }
   if (interaction.isAutocomplete()) return autocomplete(interaction, deps);
   if (!interaction.isChatInputCommand()) return;
-  if (interaction.commandName === 'skills') return listSkills(interaction, deps);
+  if (interaction.commandName === 'skills') {
+    const words = installWords(interaction);
+    if (words !== undefined) return runInstallInteraction(interaction, words, await whereOf(interaction, deps), deps);
+    return listSkills(interaction, deps);
+  }
   if (interaction.commandName === 'ask' || interaction.commandName === 'skill') return startTurn(interaction, deps);
 }

@@ -2,14 +2,15 @@
 import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
 import { attachmentsOf } from './attachments.ts';
+import { isFileInstall } from './installCommands.ts';
+import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';
 import { isStopText, stopFromMessage, type StopDeps, tellNothingRunning } from './stop.ts';
 
 const HINT = 'Ask me something: write your question in words (mention me in a channel, or use `/ask`).';
-export const NO_THREAD_TEXT = 'I could not open a thread here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.';
 export const NEW_CONVERSATION_TEXT = '🆕 A fresh conversation starts here: I no longer see what we said before.';
 export const NOT_QUEUED_TEXT = 'I could not take this message just now (my storage did not answer). Please send it again in a moment.';
 
@@ -27,6 +28,8 @@ export interface MessageDeps {
   stop: StopDeps;
   /** `/new` in a DM: the chat's history is forgotten. */
   newConversation: (chatId: string) => Promise<void>;
+  /** `@skillbot skills install` with a .skill file attached: the review, then the outcome, in the thread. */
+  installFile?: (place: Place, userId: string, file: MessageFile) => Promise<void>;
 }
 
 /**
@@ -52,13 +55,6 @@ function controlOf(message: Message, location: Location, text: string, deps: Mes
 export function withoutMention(content: string, botId: string, botRoleIds: string[] = []): string {
   const ids = [`!?${botId}`, ...botRoleIds.map((id) => `&${id}`)].join('|');
   return content.replace(new RegExp(`<@(?:${ids})>`, 'g'), ' ').replace(/[ \t]{2,}/g, ' ').trim();
-}
-
-/** A thread name from the question: its first line, mentions out, at most 80 characters. */
-export function threadName(text: string, fallback: string): string {
-  const line = (text.split('\n').find((candidate) => candidate.trim() !== '') ?? '').replace(/<[@#][!&]?\d+>/g, '').replace(/\s+/g, ' ').trim();
-  const name = line.length > 80 ? `${line.slice(0, 79)}…` : line;
-  return name || fallback;
 }
 
 async function openThread(message: Message, guildId: string, text: string, deps: MessageDeps): Promise<Place | undefined> {
@@ -121,6 +117,11 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   // A replay finds the thread opened on the message (placeOf) and is then a duplicate for accept.
   const place = await placeOf(message, location, text, deps);
   if (!place) return;
+  const shared = deps.installFile ? isFileInstall(text, files) : undefined;
+  if (shared && deps.installFile) {
+    if ((await deps.accept(undefined, keys)) === 'queued') await deps.installFile(place, message.author.id, shared);
+    return;
+  }
   const accepted = await deps.accept(
     { worldId: place.worldId, chatId: place.chatId, userId: message.author.id, text, ref: message.id, ...(files.length > 0 ? { files } : {}) },
     keys,

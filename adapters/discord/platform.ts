@@ -4,7 +4,7 @@ import { type Client, Events, type Interaction, MessageFlags } from 'discord.js'
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
 import { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import { ChatActivity } from './chatActivity.ts';
 import { createDiscordClient } from './client.ts';
@@ -14,7 +14,8 @@ import { DiscordApi } from './discordApi.ts';
 import { EventWork } from './eventWork.ts';
 import { onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
-import { ThreadDirectory } from './places.ts';
+import { type Place, ThreadDirectory } from './places.ts';
+import { installSharedFile } from './installCommands.ts';
 import { TurnHints } from './turnHints.ts';
 import { DiscordTurns } from './turns.ts';
 
@@ -93,7 +94,7 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   const submit = async (message: IncomingMessage) => {
     if ((await app.dispatcher.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
   };
-  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log };
+  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log, installer: app.installer };
   const messageDeps = {
     botId: () => client.user?.id,
     api,
@@ -102,6 +103,8 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
     log,
     stop: { stops: app.stops, threads, api, log },
     newConversation: (chatId: string) => app.engine.newConversation(chatId),
+    installFile: (place: Place, userId: string, file: MessageFile) =>
+      installSharedFile(place, userId, file, { installer: app.installer, api, log, maxBytes: app.config.install.maxMB * 1024 * 1024, ...(app.config.discord.apiUrl ? { apiUrl: app.config.discord.apiUrl } : {}) }),
   };
 
   logConnection(client, log);

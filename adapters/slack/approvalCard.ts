@@ -104,7 +104,7 @@ export function approvalBlocks(record: ApprovalRecord): SlackBlock[] {
       elements: [
         {
           type: 'mrkdwn',
-          text: `Only ${person(record.requesterId)} or this channel's approvers can answer. No answer by ${deadline(record)} counts as *${BUTTON_LABELS[record.defaultOption]}*.`,
+          text: `${record.answerers === undefined ? `Only ${person(record.requesterId)} or this channel's approvers can answer` : "Only this channel's installers can answer"}. No answer by ${deadline(record)} counts as *${BUTTON_LABELS[record.defaultOption]}*.`,
         },
       ],
     },

@@ -9,6 +9,8 @@ import { slackErrorCode } from './slackApi.ts';
 import { skillListText } from './skillList.ts';
 import { safeText } from './slackText.ts';
 import { startTurn, type TurnDeps } from './turns.ts';
+import { parseInstallCommand } from '../../src/install/index.ts';
+import { runInstallCommand } from './installCommands.ts';
 
 export interface CommandDeps extends TurnDeps {
   dedupe: DeliveryDedupe;
@@ -65,9 +67,33 @@ async function runSkill(deps: CommandDeps, command: SlashCommand, skill: { id: s
 }
 
 export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
-  bolt.command('/skills', async ({ command, ack }) => {
+  bolt.command('/skills', async ({ command, ack, respond }) => {
     const parsed = slashCommandSchema.safeParse(command);
     if (!parsed.success) return ack();
+    const install = parseInstallCommand(unescapeSlack(parsed.data.text));
+    if (install !== undefined) {
+      if (install.kind === 'usage' || install.kind === 'installed') {
+        const text = await runInstallCommand(deps, { teamId: parsed.data.team_id, channelId: parsed.data.channel_id, userId: parsed.data.user_id }, install);
+        return ack(ephemeral(text ?? ''));
+      }
+      // Fetching and the review take longer than Slack's 3 seconds: acknowledge, then work in the background.
+      await ack();
+      const key = `command:${parsed.data.trigger_id ?? `${parsed.data.user_id}:${parsed.data.channel_id}:${parsed.data.text}`}`;
+      deps.tasks.run('/skills install', async () => {
+        const delivery = await deps.dedupe.take([key]);
+        if (delivery === undefined) return;
+        try {
+          const privately = await runInstallCommand(deps, { teamId: parsed.data.team_id, channelId: parsed.data.channel_id, userId: parsed.data.user_id }, install);
+          if (privately !== undefined) await respond(ephemeral(privately));
+        } catch (error) {
+          deps.logger.error({ err: error }, '/skills install failed');
+          await respond(ephemeral('That did not work: the bot could not finish it (see its log).')).catch(() => undefined);
+        } finally {
+          await delivery.done();
+        }
+      });
+      return;
+    }
     const skills = deps.app.engine.invocableSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
     await ack(ephemeral(skillListText(skills)));
   });

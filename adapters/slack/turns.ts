@@ -10,6 +10,8 @@ import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
 import type { BackgroundTasks } from './tasks.ts';
 import { StreamingSupport } from './answerStream.ts';
 import { skillListText } from './skillList.ts';
+import { parseInstallCommand } from '../../src/install/index.ts';
+import { runInstallCommand } from './installCommands.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
 import { SlackTurnSink } from './turnSink.ts';
@@ -46,6 +48,19 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: s
   const chatId = slackChatId(worldId, turn.threadTs);
   // Slack runs no slash command inside a thread: "@skillbot /skill ID args" and "@skillbot skills" stand in.
   const command = turn.skill ? undefined : threadCommand(turn.text);
+  const install = turn.skill ? undefined : parseInstallCommand(turn.text.trim().replace(/^\/?skills\s+/i, ''));
+  if (install !== undefined && /^\/?skills\s/i.test(turn.text.trim())) {
+    // `@skillbot skills install` (a .skill file shared with it), `… installed`, `… update ID`, `… remove ID`.
+    const accepted = await deps.app.dispatcher.accept(undefined, deliveryKeys);
+    if (accepted === 'queued') {
+      deps.tasks.run('thread install command', async () => {
+        const place = { teamId: turn.teamId, channelId: turn.channelId, userId: turn.userId, threadTs: turn.threadTs, ...(turn.files ? { files: turn.files } : {}) };
+        const privately = await runInstallCommand(deps, place, install);
+        if (privately !== undefined) await deps.api.postEphemeral({ channel: turn.channelId, user: turn.userId, threadTs: turn.threadTs, text: privately });
+      });
+    }
+    return accepted;
+  }
   let skill = turn.skill;
   let note: string | undefined;
   if (command?.kind === 'skills') note = skillListText(deps.app.engine.invocableSkills(worldId));

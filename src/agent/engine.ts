@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { type Config, worldAllowsSkill, worldSettings } from '../config/config.ts';
+import { type Config, worldAllowsSkill, worldSettings, type WorldSettings } from '../config/config.ts';
 import type { History } from '../chats/history.ts';
 import type { TurnRun, TurnStops } from '../chats/stop.ts';
 import type { Logger } from '../ops/log.ts';
@@ -36,6 +36,8 @@ export interface EngineDeps extends ToolDeps {
   workspaces: ChatWorkspaces;
   /** The world's MCP tools (src/mcp), offered beside ours; absent: none. */
   mcp?: McpTools;
+  /** A world's settings; default: the config's (src/app.ts adds which installed skills belong elsewhere). */
+  settingsFor?: (worldId: string) => WorldSettings;
 }
 
 export interface TurnOutcome {
@@ -130,7 +132,7 @@ export class Engine {
     run: TurnRun,
     platform: TurnPlatform,
   ): Promise<TurnOutcome> {
-    const settings = worldSettings(this.deps.config, message.worldId);
+    const settings = this.deps.settingsFor?.(message.worldId) ?? worldSettings(this.deps.config, message.worldId);
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
     const history = await this.deps.history.load(message.chatId);
@@ -265,7 +267,7 @@ export class Engine {
 
   /** The skills a world allows (the model's view starts here; App Home and suggestions use it too). */
   allowedSkills(worldId: string) {
-    const settings = worldSettings(this.deps.config, worldId);
+    const settings = this.deps.settingsFor?.(worldId) ?? worldSettings(this.deps.config, worldId);
     return this.deps.registry
       .current()
       .list()

@@ -63,6 +63,7 @@ export function newApprovalRecord(input: ApprovalRequestInput, createdAt: number
     ...(input.turnId === undefined ? {} : { turnId: input.turnId }),
     instanceId,
     ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
+    ...(input.answerers === undefined ? {} : { answerers: [...input.answerers] }),
   };
 }
 
@@ -105,7 +106,8 @@ export function sameQuestion(record: ApprovalRecord, input: ApprovalRequestInput
     record.skillHash === input.skillHash &&
     itemsText(record.items) === itemsText(input.items) &&
     record.options.join(',') === (input.options ?? APPROVAL_OPTIONS).join(',') &&
-    record.defaultOption === (input.defaultOption ?? 'no')
+    record.defaultOption === (input.defaultOption ?? 'no') &&
+    JSON.stringify(record.answerers) === JSON.stringify(input.answerers)
   );
 }
 
@@ -133,6 +135,6 @@ export function decisionFields(record: ApprovalRecord): Record<string, unknown> 
  * reference, the instance awaiting it).
  */
 export function pendingFields(record: ApprovalRecord): Record<string, unknown> {
-  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey } = record;
-  return { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey };
+  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers } = record;
+  return { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, ...(answerers === undefined ? {} : { answerers }) };
 }

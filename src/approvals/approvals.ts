@@ -59,6 +59,7 @@ export interface ApprovalEvents {
 }
 
 export const NOT_ALLOWED_TEXT = "Only the person who asked, or one of this channel's approvers, can answer this approval.";
+export const NOT_AN_INSTALLER_TEXT = "Only this channel's installers can answer an install review (asking for an install is not approving it).";
 
 const DEFAULTS = {
   keepMs: 24 * 60 * 60 * 1000,
@@ -335,6 +336,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   }
 
   #mayAnswer(record: ApprovalRecord, userId: string): boolean {
+    if (record.answerers !== undefined) return record.answerers.includes(userId);
     if (userId === record.requesterId) return true;
     try {
       return this.#approversFor(record.worldId).includes(userId);
@@ -347,7 +349,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   async #tellPrivately(record: ApprovalRecord, userId: string): Promise<void> {
     const presenter = this.#resolver.presenterFor(record.worldId);
     try {
-      await presenter?.tellPrivately(record, userId, NOT_ALLOWED_TEXT);
+      await presenter?.tellPrivately(record, userId, record.answerers === undefined ? NOT_ALLOWED_TEXT : NOT_AN_INSTALLER_TEXT);
     } catch (error) {
       this.#logger.warn({ err: error, approvalId: record.id }, 'telling a user privately failed');
     }

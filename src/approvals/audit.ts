@@ -6,8 +6,11 @@ import type { ApprovalItem, ApprovalRecord } from './types.ts';
 export interface AuditEntry {
   /** Epoch milliseconds. */
   at: number;
-  /** `integrity`: a grant or approval record in the store failed its MAC check and was ignored. */
-  kind: 'approval' | 'run' | 'integrity';
+  /**
+   * `integrity`: a grant or approval record in the store failed its MAC check and was ignored. `install`: a step
+   * of installing, updating or removing skills (outcome `requested`, `refused`, `declined`, `installed`, `updated`, `removed`).
+   */
+  kind: 'approval' | 'run' | 'integrity' | 'install';
   worldId: string;
   chatId: string;
   skillId: string;

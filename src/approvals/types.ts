@@ -44,6 +44,11 @@ export interface ApprovalRequestInput {
    * is resumed; anything else is asked anew.
    */
   resumeKey?: string;
+  /**
+   * When set, exactly these people may answer (the requester only if listed): an install's review card, which
+   * only the world's installers decide. Unset: the requester and the world's approvers.
+   */
+  answerers?: string[];
 }
 
 /** The record kept in the store ('approvals' namespace) and shown to adapters. */
@@ -87,6 +92,8 @@ export interface ApprovalRecord {
    * so a record changed in the store while open (another requester, who then may answer; other items) is refused.
    */
   pendingMac?: string;
+  /** See ApprovalRequestInput.answerers (sealed with the question). */
+  answerers?: string[];
 }
 
 /** What a click (or typed answer) produced; adapters turn it into a platform reply. */

@@ -43,6 +43,27 @@ export interface WorldSettings {
   mcp: string[];
   /** MCP tools (`mcp__<server>__<tool>` or `mcp__<server>__*`) that run without a question. */
   mcpNoApproval: string[];
+  /** Who may approve installing skills here (default: the world's approvers); nobody else, not even the requester. */
+  installers: string[];
+  /** What the install scanner's findings do: `warn` shows them on the card, `block` refuses the install. */
+  installPolicy: 'warn' | 'block';
+  /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
+  notHere?: readonly string[];
+}
+
+/** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
+export interface InstallSettings {
+  enabled: boolean;
+  /** Patterns of sources that may be fetched (`github:acme/*`); undefined: any. */
+  sources?: string[];
+  /** A command that reads the staged folder and answers allow or deny (fail closed). */
+  policyCommand?: string;
+  /** Bound on a fetched source, in MiB. */
+  maxMB: number;
+  /** INSTALL_GITHUB_URL: what `github:` sources resolve against. */
+  githubUrl: string;
+  /** INSTALLED_SKILLS_DIR: the bot-owned folder installed skills are written to (a cache of the store). */
+  dir: string;
 }
 
 export interface AgentSettings {
@@ -98,6 +119,9 @@ export interface Config {
   agent: AgentSettings;
   defaults: WorldSettings;
   worlds: Record<string, Partial<WorldSettings>>;
+  install: InstallSettings;
+  /** Operator-level people whose installs go to `defaults` (every world). */
+  admins: string[];
   logLevel: LogLevel;
   /** Where the settings came from, for messages. */
   configFile?: string;
@@ -126,6 +150,8 @@ const worldSchema = z
     dailyTokenBudget: z.number().int().positive().optional(),
     mcp: z.array(z.string().min(1)).optional(),
     mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
+    installers: z.array(z.string().min(1)).optional(),
+    installPolicy: z.enum(['warn', 'block']).optional(),
   })
   .strict();
 
@@ -133,6 +159,13 @@ const fileSchema = z
   .object({
     defaults: worldSchema.optional(),
     worlds: z.record(z.string().regex(/^(slack|discord|terminal):\S+$/, 'must be a world id like slack:T123:C456'), worldSchema).optional(),
+    install: z
+      .union([
+        z.literal(false),
+        z.object({ sources: z.array(z.string().min(1)).optional(), policyCommand: z.string().min(1).optional(), maxMB: z.number().int().min(1).max(4096).optional() }).strict(),
+      ])
+      .optional(),
+    admins: z.array(z.string().min(1)).optional(),
     agent: z
       .object({
         maxToolRounds: z.number().int().min(1).max(100).optional(),
@@ -269,8 +302,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
       mcp: file.defaults?.mcp ?? [],
       mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
+      installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
+      installPolicy: file.defaults?.installPolicy ?? 'warn',
     },
     worlds: file.worlds ?? {},
+    install: installSettings(file.install, env),
+    admins: file.admins ?? [],
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     configFile,
     ...(stateKey === undefined ? {} : { stateKey }),
@@ -296,6 +333,24 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
     mcp: own.mcp ?? config.defaults.mcp,
     mcpNoApproval: [...config.defaults.mcpNoApproval, ...(own.mcpNoApproval ?? [])],
+    // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
+    installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
+    installPolicy: own.installPolicy ?? config.defaults.installPolicy,
+  };
+}
+
+function installSettings(file: z.infer<typeof fileSchema>['install'], env: NodeJS.ProcessEnv): InstallSettings {
+  const shared = {
+    githubUrl: urlVar(env, 'INSTALL_GITHUB_URL') ?? 'https://github.com',
+    dir: optional(env.INSTALLED_SKILLS_DIR) ?? './data/installed-skills',
+  };
+  if (file === false) return { enabled: false, maxMB: 100, ...shared };
+  return {
+    enabled: true,
+    ...(file?.sources === undefined ? {} : { sources: file.sources }),
+    ...(file?.policyCommand === undefined ? {} : { policyCommand: file.policyCommand }),
+    maxMB: file?.maxMB ?? 100,
+    ...shared,
   };
 }
 
@@ -306,5 +361,6 @@ export function worldAllowsNetwork(settings: WorldSettings, skillId: string): bo
 
 /** Whether a world may use a skill. */
 export function worldAllowsSkill(settings: WorldSettings, skillId: string): boolean {
+  if (settings.notHere?.includes(skillId)) return false;
   return settings.skills.includes('*') || settings.skills.includes(skillId);
 }

@@ -33,6 +33,7 @@ export async function createTestApp(options: TestAppOptions, platformEnv: Record
     APPROVAL_TIMEOUT_MS: '30000',
     // Beside the skills (kept across a restart of the bot), never in the project's own data folder.
     WORKSPACES_DIR: join(dirname(options.skillsRoot), 'workspaces'),
+    INSTALLED_SKILLS_DIR: join(dirname(options.skillsRoot), 'installed-skills'),
     ...platformEnv,
     ...options.env,
   });

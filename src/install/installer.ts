@@ -1,0 +1,275 @@
+// Installing, updating and removing skills from a chat or the CLI: a plan (fetched, scanned, reviewed) put to
+// the world's installers on one card; only a yes commits exactly the reviewed bytes, pinned, to the store,
+// from which every instance loads them. Every step is audited. Results are values with the text to show.
+import { join } from 'node:path';
+import { type Config, worldSettings } from '../config/config.ts';
+import type { Executor, HashFolder } from '../exec/types.ts';
+import type { Logger } from '../ops/log.ts';
+import type { SkillRegistry } from '../skills/registry.ts';
+import type { Store } from '../store/types.ts';
+import type { ApprovalRuntime, AuditLog } from '../approvals/index.ts';
+import { DEFAULT_BOUNDS, type InstallBounds } from './bounds.ts';
+import { bundleOf, describeDifference } from './bundle.ts';
+import { remoteCommit } from './fetchGit.ts';
+import { type InstalledSkill, changeIndex, dropBundle, readBundle, writeBundle } from './installRecords.ts';
+import type { InstalledSkills } from './installedSkills.ts';
+import { type Plan, preparePlan } from './plan.ts';
+import { type InstallSource, parseSource, sourceAllowed } from './source.ts';
+
+export interface InstallerDeps {
+  config: Config;
+  store: Store;
+  registry: SkillRegistry;
+  /** Who asks the installers (absent on the CLI, where the operator answers at the prompt). */
+  approvals?: ApprovalRuntime;
+  audit: AuditLog;
+  installed: Pick<InstalledSkills, 'list' | 'get' | 'sync'>;
+  executor: Executor;
+  hashFolder: HashFolder;
+  logger: Logger;
+  bounds?: Partial<InstallBounds>;
+}
+
+/** `ok: false` with `privately`: tell only the person (they may not do this here). */
+export interface InstallResult {
+  ok: boolean;
+  text: string;
+  privately?: boolean;
+}
+
+export interface Requested {
+  worldId: string;
+  chatId: string;
+  requesterId: string;
+}
+
+export class Installer {
+  readonly #bounds: InstallBounds;
+  constructor(private readonly deps: InstallerDeps) {
+    this.#bounds = { ...DEFAULT_BOUNDS, maxDownloadBytes: deps.config.install.maxMB * 1024 * 1024, ...deps.bounds };
+  }
+
+  /** Who may answer an install card in this world (and remove its skills): its installers and the operator's admins. */
+  installersOf(worldId: string): string[] {
+    return [...new Set([...worldSettings(this.deps.config, worldId).installers, ...this.deps.config.admins])];
+  }
+
+  /** Where a request by this person installs: `defaults` for an operator admin, else the world. */
+  scopeFor(worldId: string, requesterId: string): string {
+    return this.deps.config.admins.includes(requesterId) ? 'defaults' : worldId;
+  }
+
+  parse(text: string): { ok: true; source: InstallSource } | { ok: false; error: string } {
+    return parseSource(text, this.deps.config.install.githubUrl);
+  }
+
+  /** Fetches, scans and reviews a source; the caller asks (a card, or the CLI's prompt), then commits or discards. */
+  async plan(source: InstallSource, options: { scope: string; policy: 'warn' | 'block'; file?: Uint8Array; only?: string; update?: InstalledSkill }): Promise<{ ok: true; plan: Plan } | { ok: false; error: string }> {
+    const install = this.deps.config.install;
+    if (!install.enabled) return { ok: false, error: 'installing skills is turned off here (install: false)' };
+    if (!sourceAllowed(source, install.sources)) return { ok: false, error: `${source.display} is not among the sources this bot may install from (install.sources)` };
+    const update = options.update;
+    return preparePlan(
+      {
+        source,
+        ...(options.file === undefined ? {} : { file: options.file }),
+        scope: options.scope,
+        policy: options.policy,
+        existing: this.#existing(options.scope),
+        ...(options.only === undefined ? {} : { only: options.only }),
+        ...(update === undefined
+          ? {}
+          : {
+              describeChanges: async (skill) => {
+                const before = await readBundle(this.deps.store, update.contentHash);
+                return before === undefined ? ['(the installed version is not in the store: showing everything)'] : describeDifference(before, skill);
+              },
+            }),
+      },
+      {
+        stagingDir: join(`${this.deps.config.install.dir}.staging`),
+        bounds: this.#bounds,
+        ...(install.policyCommand === undefined ? {} : { policyCommand: install.policyCommand }),
+        executor: this.deps.executor,
+        hashFolder: this.deps.hashFolder,
+      },
+    );
+  }
+
+  /** `/skills install SOURCE` in a chat: plan, card, commit on yes. */
+  async install(request: Requested & { source: string; file?: { name: string; bytes: Uint8Array } }): Promise<InstallResult> {
+    const parsed = request.file !== undefined ? this.parse(`file:${request.file.name}`) : this.parse(request.source);
+    if (!parsed.ok) return { ok: false, text: `Cannot install: ${parsed.error}.` };
+    const scope = this.scopeFor(request.worldId, request.requesterId);
+    const planned = await this.plan(parsed.source, { scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, ...(request.file ? { file: request.file.bytes } : {}) });
+    return this.#decide(request, planned, scope, 'install');
+  }
+
+  /** `/skills update ID`: the same source and ref again; the difference on a new card; nothing changes until yes. */
+  async update(request: Requested & { id: string }): Promise<InstallResult> {
+    const record = this.deps.installed.get(request.id);
+    if (record === undefined || !this.#visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
+    if (record.origin.kind === 'file') return { ok: false, text: `${request.id} came from the shared file ${record.origin.name}: share the new file with \`/skills install\` to update it.` };
+    const { url, ref, path } = record.origin;
+    const source: InstallSource = { kind: 'git', url, ...(ref === undefined ? {} : { ref }), ...(path === undefined ? {} : { path }), display: record.source };
+    const planned = await this.plan(source, { scope: record.scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, only: request.id, update: record });
+    if (planned.ok && planned.plan.skills[0]?.hash === record.contentHash) {
+      await planned.plan.discard();
+      return { ok: true, text: `${request.id} is up to date (content ${record.contentHash.slice(0, 12)}${planned.plan.staged.origin.kind === 'git' ? `, commit ${planned.plan.staged.origin.commit.slice(0, 12)}` : ''}).` };
+    }
+    return this.#decide(request, planned, record.scope, 'update');
+  }
+
+  /** `/skills remove ID`: an installer's word is enough; it goes from every instance. */
+  async remove(request: Requested & { id: string }): Promise<InstallResult> {
+    if (!this.installersOf(request.worldId).includes(request.requesterId)) {
+      return { ok: false, privately: true, text: "Only this channel's installers can remove installed skills." };
+    }
+    const record = this.deps.installed.get(request.id);
+    if (record === undefined || !this.#visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
+    if (record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
+      return { ok: false, privately: true, text: `${record.id} is installed for every channel: only the operator's admins can remove it.` };
+    }
+    const changed = await changeIndex(this.deps.store, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
+    if ('error' in changed) return { ok: false, text: `Removing ${request.id} failed: ${changed.error}.` };
+    if (!changed.skills.some((skill) => skill.contentHash === record.contentHash)) await dropBundle(this.deps.store, record.contentHash);
+    await this.deps.installed.sync();
+    await this.#audit(request, record.id, record.contentHash, 'removed', `${record.source}`);
+    return { ok: true, text: `Removed ${record.id} (was ${record.source}, content ${record.contentHash.slice(0, 12)}).` };
+  }
+
+  /** `/skills installed`: what is installed for this world (its own and every world's), with source and pin. */
+  listText(worldId: string): string {
+    const here = this.deps.installed.list().filter((skill) => this.#visibleIn(skill, worldId));
+    if (here.length === 0) return 'No skills are installed here. `/skills install SOURCE` adds one.';
+    return [
+      `Installed skills (${here.length}):`,
+      ...here.map((skill) => {
+        const pin = skill.origin.kind === 'git' ? `commit ${skill.origin.commit.slice(0, 12)}` : `file sha256 ${skill.origin.sha256.slice(0, 12)}`;
+        return `• ${skill.id}: ${skill.source} at ${pin}, content ${skill.contentHash.slice(0, 12)}${skill.scope === 'defaults' ? ', every channel' : ''}; approved by ${skill.approvedBy}`;
+      }),
+    ].join('\n');
+  }
+
+  /** Writes the plan's bytes and records, pinned; every instance (this one first) loads them. */
+  async commit(plan: Plan, meta: { scope: string; requestedBy: string; approvedBy: string }): Promise<{ ok: true; ids: string[]; note?: string } | { ok: false; error: string }> {
+    for (const skill of plan.skills) {
+      // The staging folder is the bot's own, but what is committed must be exactly what was reviewed.
+      const now = await this.deps.hashFolder(skill.dir);
+      if ('error' in now || now.hash !== skill.hash) return { ok: false, error: `the staged files of ${skill.id} changed after the review; nothing installed` };
+    }
+    for (const skill of plan.skills) await writeBundle(this.deps.store, await bundleOf(skill));
+    const origin = plan.staged.origin;
+    const path = plan.source.kind === 'git' ? plan.source.path : undefined;
+    const records: InstalledSkill[] = plan.skills.map((skill) => ({
+      id: skill.id,
+      scope: meta.scope,
+      source: plan.source.display,
+      origin: origin.kind === 'git' ? { kind: 'git', url: origin.url, ...(origin.ref === undefined ? {} : { ref: origin.ref }), ...(path === undefined ? {} : { path }), commit: origin.commit } : { kind: 'file', name: origin.name, sha256: origin.sha256 },
+      folder: skill.folder,
+      contentHash: skill.hash,
+      files: skill.files.length,
+      bytes: skill.files.reduce((sum, file) => sum + file.size, 0),
+      requestedBy: meta.requestedBy,
+      approvedBy: meta.approvedBy,
+      installedAt: Date.now(),
+    }));
+    const replaced: string[] = [];
+    const changed = await changeIndex(this.deps.store, (skills) => {
+      for (const record of records) {
+        const other = skills.find((skill) => skill.id === record.id && skill.scope !== record.scope);
+        if (other !== undefined) return { error: `${record.id} is already installed for ${other.scope === 'defaults' ? 'every channel' : other.scope}` };
+      }
+      const ids = new Set(records.map((record) => record.id));
+      for (const skill of skills) if (ids.has(skill.id)) replaced.push(skill.contentHash);
+      return [...skills.filter((skill) => !ids.has(skill.id)), ...records].sort((a, b) => (a.id < b.id ? -1 : 1));
+    });
+    if ('error' in changed) return { ok: false, error: changed.error };
+    for (const hash of replaced) if (!changed.skills.some((skill) => skill.contentHash === hash)) await dropBundle(this.deps.store, hash);
+    await this.deps.installed.sync();
+    let note: string | undefined;
+    if (plan.source.kind === 'git' && origin.kind === 'git') {
+      const head = await remoteCommit(plan.source, this.#bounds).catch(() => undefined);
+      if (head !== undefined && head !== origin.commit) note = `${plan.source.ref ?? 'the default branch'} has moved to ${head.slice(0, 12)} since the review: the reviewed commit ${origin.commit.slice(0, 12)} is what was installed (\`/skills update ID\` reviews the new one).`;
+    }
+    return { ok: true, ids: records.map((record) => record.id), ...(note === undefined ? {} : { note }) };
+  }
+
+  async #decide(request: Requested, planned: Awaited<ReturnType<Installer['plan']>>, scope: string, verb: 'install' | 'update'): Promise<InstallResult> {
+    if (!planned.ok) {
+      await this.#audit(request, '', '', 'refused', planned.error);
+      return { ok: false, text: `Cannot ${verb}: ${planned.error}.` };
+    }
+    const plan = planned.plan;
+    const ids = plan.skills.map((skill) => skill.id);
+    const label = ids.length === 1 ? (ids[0] ?? '') : `${ids.length} skills`;
+    try {
+      if (plan.refused !== undefined) {
+        await this.#audit(request, label, plan.review.combinedHash, 'refused', plan.refused);
+        return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'}: ${plan.refused}.\n${plan.review.body}` };
+      }
+      // A skill every channel has is the operator's: only their admins decide its changes.
+      const answerers = scope === 'defaults' ? [...this.deps.config.admins] : this.installersOf(request.worldId);
+      const approvals = this.deps.approvals;
+      if (answerers.length === 0 || approvals === undefined) {
+        await this.#audit(request, label, plan.review.combinedHash, 'refused', 'no installers');
+        return { ok: false, text: 'Nobody can approve installs in this channel: an operator sets `installers` (or `approvers`) for it in SKILLBOT_CONFIG.' };
+      }
+      await this.#audit(request, label, plan.review.combinedHash, 'requested', plan.source.display);
+      const answer = await approvals.request({
+        worldId: request.worldId,
+        chatId: request.chatId,
+        requesterId: request.requesterId,
+        title: `${verb === 'install' ? 'Install' : 'Update'} ${label} from ${plan.source.display}`,
+        body: plan.review.body,
+        timeoutMs: worldSettings(this.deps.config, request.worldId).approvalTimeoutMs,
+        skillId: label,
+        skillHash: plan.review.combinedHash,
+        items: plan.review.items,
+        answerers,
+      });
+      const yes = (answer.option === 'yes_once' || answer.option === 'yes_in_session') && approvals.isAuthentic(answer);
+      if (!yes) {
+        await this.#audit(request, label, plan.review.combinedHash, 'declined', answer.outcome ?? 'no', answer.decidedBy);
+        return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'} (${answer.outcome === 'no' ? 'declined' : (answer.outcome ?? 'no answer')}).` };
+      }
+      const committed = await this.commit(plan, { scope, requestedBy: request.requesterId, approvedBy: answer.decidedBy ?? '' });
+      if (!committed.ok) {
+        await this.#audit(request, label, plan.review.combinedHash, 'refused', committed.error, answer.decidedBy);
+        return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'}: ${committed.error}.` };
+      }
+      await this.#audit(request, label, plan.review.combinedHash, verb === 'install' ? 'installed' : 'updated', plan.source.display, answer.decidedBy);
+      const pin = plan.staged.origin.kind === 'git' ? `commit ${plan.staged.origin.commit.slice(0, 12)}` : `sha256 ${plan.staged.origin.sha256.slice(0, 12)}`;
+      return { ok: true, text: `${verb === 'install' ? 'Installed' : 'Updated'} ${committed.ids.join(', ')} from ${plan.source.display} at ${pin}.${committed.note ? `\n${committed.note}` : ''}` };
+    } finally {
+      await plan.discard();
+    }
+  }
+
+  #visibleIn(skill: InstalledSkill, worldId: string): boolean {
+    return skill.scope === 'defaults' || skill.scope === worldId;
+  }
+
+  /** The skills a staged one must not shadow: every id the registry has now, except this scope's own installs. */
+  #existing(scope: string): Map<string, string> {
+    const mine = new Set(this.deps.installed.list().filter((skill) => skill.scope === scope).map((skill) => skill.id));
+    const existing = new Map<string, string>();
+    for (const skill of this.deps.registry.current().list()) {
+      if (mine.has(skill.id)) continue;
+      const installed = this.deps.installed.get(skill.id);
+      existing.set(skill.id, installed === undefined ? `the skill at ${skill.dir}` : `the skill installed for ${installed.scope === 'defaults' ? 'every channel' : installed.scope}`);
+    }
+    return existing;
+  }
+
+  /** The CLI's audit line (the operator answered at the prompt). */
+  audit(request: Requested, skillId: string, hash: string, outcome: string, reason: string, decidedBy?: string): Promise<void> {
+    return this.#audit(request, skillId, hash, outcome, reason, decidedBy);
+  }
+
+  async #audit(request: Requested, skillId: string, hash: string, outcome: string, reason: string, decidedBy?: string): Promise<void> {
+    await this.deps.audit
+      .record({ at: Date.now(), kind: 'install', worldId: request.worldId, chatId: request.chatId, skillId, skillHash: hash, items: [], requestedBy: request.requesterId, ...(decidedBy === undefined ? {} : { decidedBy }), outcome, reason })
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'install: writing the audit record failed'));
+  }
+}

@@ -1,0 +1,115 @@
+// The review card's text: everything a person needs to decide, nothing left out (the card rules of script
+// approvals: every invisible character named, nothing cut; a card too long for the platform is attached whole).
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { interpreterFor, readFirstLine } from '../exec/interpreter.ts';
+import { describeMissing, HostView, missingOnHost, scanSkillDependencies } from '../skills/dependencies/index.ts';
+import { visible } from '../text/visible.ts';
+import type { ApprovalItem } from '../approvals/index.ts';
+import { mib } from './bounds.ts';
+import { type Finding, findingLine } from './findings.ts';
+import type { StagedSkill } from './stagedSkills.ts';
+import type { StagedOrigin } from './staging.ts';
+
+/** Reads as network use in code: asked for on the card, decided by the world's `network` setting. */
+const NETWORK_USE = /\b(?:curl|wget|requests\.(?:get|post|put|delete|Session)|urllib\.request|urlopen|http\.client|httpx|aiohttp|fetch\s*\(|axios|https?\.request|socket\.(?:socket|create_connection)|Invoke-WebRequest)\b|https?:\/\/[^\s"')]+/;
+
+export interface ScriptLine {
+  skill: string;
+  path: string;
+  interpreter: string;
+}
+
+/** A skill's file that can run: under scripts/, executable, or one the instructions reference. */
+async function scriptsOf(skill: StagedSkill): Promise<ScriptLine[]> {
+  const referenced = new Set(skill.skill?.scripts ?? []);
+  const lines: ScriptLine[] = [];
+  for (const file of skill.files) {
+    if (!(file.path.startsWith('scripts/') || file.executable || referenced.has(file.path))) continue;
+    const first = await readFirstLine(join(skill.dir, file.path)).catch(() => '');
+    const chosen = interpreterFor(file.path, first, { executable: file.executable });
+    lines.push({ skill: skill.id, path: file.path, interpreter: chosen.ok ? [chosen.command.split('/').pop() ?? chosen.command, ...chosen.args.slice(0, -1)].join(' ') || '(runs itself)' : `cannot run: ${chosen.reason}` });
+  }
+  return lines;
+}
+
+async function networkUses(skill: StagedSkill): Promise<string[]> {
+  
+  const uses: string[] = [];
+  for (const file of skill.files) {
+    if (!(file.path.startsWith('scripts/') || file.executable) || file.size > 512 * 1024) continue;
+    const text = await readFile(join(skill.dir, file.path), 'utf8').catch(() => '');
+    const line = text.split('\n').findIndex((l) => NETWORK_USE.test(l));
+    if (line !== -1) uses.push(`${file.path}:${line + 1}`);
+  }
+  return uses;
+}
+
+export interface Review {
+  /** The card's text. */
+  body: string;
+  /** One item per script (for the approval record, the audit, and the card's hash binding). */
+  items: ApprovalItem[];
+  /** Over every skill's id and content hash: what the approval covers. */
+  combinedHash: string;
+}
+
+export function combinedHash(skills: ReadonlyArray<{ id: string; hash: string }>): string {
+  const lines = [...skills].sort((a, b) => (a.id < b.id ? -1 : 1)).map((s) => `${s.id}\0${s.hash}\n`);
+  return createHash('sha256').update(lines.join('')).digest('hex');
+}
+
+export function originLine(origin: StagedOrigin, display: string): string {
+  return origin.kind === 'git'
+    ? `Source: ${visible(display)} (${origin.url}${origin.ref ? `, ref ${origin.ref}` : ''}) at commit ${origin.commit}`
+    : `Source: the shared file ${visible(origin.name)}, sha256 ${origin.sha256}`;
+}
+
+export interface ReviewInput {
+  origin: StagedOrigin;
+  display: string;
+  skills: readonly StagedSkill[];
+  findings: readonly Finding[];
+  /** An update: what differs from the installed version, already written out (see diff.ts). */
+  changes?: string[];
+  policy: 'warn' | 'block';
+  scope: string;
+}
+
+export async function buildReview(input: ReviewInput): Promise<Review> {
+  const host = new HostView();
+  const lines = [originLine(input.origin, input.display), `Installs into: ${input.scope === 'defaults' ? 'every channel (defaults)' : input.scope}`];
+  const items: ApprovalItem[] = [];
+  if (input.changes !== undefined) lines.push('', 'Changes from the installed version:', ...(input.changes.length > 0 ? input.changes.map((c) => `  ${c}`) : ['  (none)']));
+  for (const skill of input.skills) {
+    const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);
+    lines.push('', `Skill ${visible(skill.id)} (content ${skill.hash.slice(0, 12)}): ${skill.files.length} files, ${mib(bytes)}${skill.folder ? `, from ${visible(skill.folder)}/` : ''}`);
+    lines.push(`  description: ${visible(skill.description || '(none: invalid)')}`);
+    const scripts = await scriptsOf(skill);
+    lines.push(scripts.length === 0 ? '  scripts: none' : '  scripts:');
+    for (const script of scripts) {
+      lines.push(`    ${visible(script.path)} (${visible(script.interpreter)})`);
+      items.push({ kind: 'script', path: `${skill.id}/${script.path}`, args: [script.interpreter] });
+    }
+    const meta = skill.skill;
+    const unasked: string[] = [];
+    if (meta?.runOnLoad.length) unasked.push(`run-on-load: ${meta.runOnLoad.map(visible).join(', ')}`);
+    if (meta?.preflight.length) unasked.push(`preflight: ${meta.preflight.map((step) => visible(step.command ?? step.tool ?? step.name ?? '?')).join(', ')}`);
+    const hooks = Object.entries(meta?.hooks ?? {}).filter(([, specs]) => (specs?.length ?? 0) > 0);
+    if (hooks.length > 0) unasked.push(`hooks: ${hooks.map(([event, specs]) => `${event} → ${(specs ?? []).map((spec) => visible(spec.script)).join(', ')}`).join('; ')}`);
+    if (meta?.triggers.length) unasked.push(`triggers (activates on): ${meta.triggers.map((t) => `"${visible(t)}"`).join(', ')}`);
+    lines.push(`  runs without being asked for: ${unasked.length === 0 ? 'nothing (each run is approved on its own card)' : ''}`);
+    for (const entry of unasked) lines.push(`    ${entry}`);
+    const network = await networkUses(skill);
+    lines.push(`  network: ${network.length === 0 ? 'none seen in its scripts' : `its scripts reach for it (${network.join(', ')}); the channel's \`network\` setting decides`}`);
+    const missing = skill.skill ? missingOnHost(await scanSkillDependencies(skill.dir).catch(() => []), host, skill.dir) : [];
+    lines.push(`  host dependencies missing: ${missing.length === 0 ? 'none' : ''}`);
+    for (const dependency of missing) lines.push(`    ${visible(describeMissing(dependency))}`);
+  }
+  const dangers = input.findings.filter((f) => f.severity === 'danger');
+  lines.push('', dangers.length === 0 ? 'Scanner: no findings.' : `Scanner: ${dangers.length} finding(s)${input.policy === 'block' ? ' (this channel blocks installs with findings)' : ''}:`);
+  for (const finding of input.findings) lines.push(`  ${visible(findingLine(finding))}`);
+  lines.push('', 'Yes installs exactly these files, pinned; nothing runs until a script card is approved. No installs nothing.');
+  return { body: lines.join('\n'), items, combinedHash: combinedHash(input.skills) };
+}

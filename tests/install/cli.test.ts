@@ -1,0 +1,76 @@
+// `skillbot skills install|installed|remove` on the host: the real command as a process, the same review, the
+// operator's yes (--yes, or refused when nobody can answer a prompt), and a bot on the same store serving the result.
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/ops/log.ts';
+import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
+import { friendlyCollection } from './fixtures.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
+let git: FakeGitServer;
+let dir: string;
+let env: Record<string, string>;
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: dir, timeout: 90_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  git = await startFakeGitServer();
+  git.commit('acme/tools', friendlyCollection(join(tmpdir(), 'never-written')));
+  dir = mkdtempSync(join(tmpdir(), 'skillbot-install-cli-'));
+  chmodSync(dir, 0o755);
+  env = {
+    STORE_URL: `sqlite://${join(dir, 'store.sqlite')}`,
+    SKILLS_DIRS: join(dir, 'skills'),
+    INSTALLED_SKILLS_DIR: join(dir, 'installed'),
+    WORKSPACES_DIR: join(dir, 'workspaces'),
+    INSTALL_GITHUB_URL: git.url,
+    LOG_LEVEL: 'warn',
+    ANTHROPIC_API_KEY: 'unused',
+  };
+});
+afterAll(async () => {
+  await git?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('skillbot skills install on the host', () => {
+  it('shows the review and installs nothing without a yes when nobody can answer the prompt', async () => {
+    const result = await run(['skills', 'install', 'github:acme/tools']);
+    expect(result.stdout).toContain('Skill greeter');
+    expect(result.stdout).toContain('Nothing installed.');
+    expect(result.code).toBe(1);
+  }, 60_000);
+
+  it('installs with --yes into defaults; a bot on the same store serves it; installed lists it; remove takes it away', async () => {
+    const installed = await run(['skills', 'install', 'github:acme/tools', '--yes']);
+    expect(installed.stdout).toContain('Installed csv-peek, greeter into defaults.');
+    expect(installed.code).toBe(0);
+    const listed = await run(['skills', 'installed']);
+    expect(listed.stdout).toMatch(/^greeter\tdefaults\tgithub:acme\/tools\tcommit [0-9a-f]{40}\tcontent [0-9a-f]{64}\tapproved by cli:/m);
+
+    const app = await createApp(loadConfig({ ...env }), silentLogger(), { watchSkills: false });
+    try {
+      expect(app.engine.invocableSkills('slack:T1:C1').map((skill) => skill.id)).toEqual(expect.arrayContaining(['csv-peek', 'greeter']));
+      const removed = await run(['skills', 'remove', 'greeter']);
+      expect(removed.stdout).toContain('Removed greeter from defaults.');
+      await app.installed.sync();
+      expect(app.engine.invocableSkills('slack:T1:C1').map((skill) => skill.id)).not.toContain('greeter');
+    } finally {
+      await app.close();
+    }
+    const bad = await run(['skills', 'install', 'ftp://nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a source I can install');
+  }, 90_000);
+});
