@@ -46,6 +46,8 @@ describe('the interactive terminal chat', () => {
     input.write('1\n');
     await waitFor('The repo has 42 lines.');
     await waitFor('I was asked: and what about the tests?');
+    // The answer streams before the turn is over (its usage is recorded after): ask once the prompt is back.
+    for (let i = 0; i < 500 && screen().lastIndexOf('you>') < screen().lastIndexOf('I was asked'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     input.write('/usage\n');
     await waitFor('2 turns:');
     input.write('/quit\n');
