@@ -9,6 +9,8 @@ import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { buildSystemPrompt } from '../src/agent/systemPrompt.ts';
+import { toolsFor } from '../src/agent/tools.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
@@ -84,12 +86,15 @@ const operationsByKind = (await app.metrics.storeOperations.get()).values
 const treeAfter = await tree(dir);
 const written = [...treeAfter].filter(([path, changed]) => treeBefore.get(path) !== changed).length;
 
-// The same exchange with the SDK alone: what a turn would cost with no bot around it.
+// The same exchange with the SDK alone: the request the bot sends (its system prompt with the catalog, its tools,
+// one user message), streamed, with no bot around it. What a skillbot turn costs beyond it is the bot's own work.
 const bare = new Anthropic({ apiKey: 'bench', baseURL: url, maxRetries: 0 });
+const system = [{ type: 'text' as const, text: buildSystemPrompt(app.registry.current().catalog.text, 'terminal'), cache_control: { type: 'ephemeral' as const } }];
+const tools = toolsFor({ shell: true, search: false });
 const bareTurns: number[] = [];
 for (let turn = 0; turn < SOLO; turn++) {
   const started = performance.now();
-  await bare.messages.stream({ model: config.model, max_tokens: 1024, messages: [{ role: 'user', content: `solo ${turn}` }] }).finalMessage();
+  await bare.messages.stream({ model: config.model, max_tokens: config.agent.maxTokens, system, tools, messages: [{ role: 'user', content: `solo ${turn}` }] }).finalMessage();
   bareTurns.push(performance.now() - started);
 }
 
@@ -123,7 +128,7 @@ console.log(`main thread busy during that run    ${(mainBusy * 100).toFixed(0)}%
 console.log(`core overhead per turn p50      ${percentile(overheads, 50).toFixed(2)} ms (300 turns, one at a time; submit → outcome, minus the model)`);
 console.log(`core overhead per turn p99      ${percentile(overheads, 99).toFixed(2)} ms`);
 console.log(`  of which the engine p50/p99   ${percentile(engineOverheads, 50).toFixed(2)} / ${percentile(engineOverheads, 99).toFixed(2)} ms (the rest: accept, lease, inbox, reply claim)`);
-console.log(`turn-baseline p50               ${(percentile(wholeTurns, 50) / percentile(bareTurns, 50)).toFixed(2)}x (a whole turn ${percentile(wholeTurns, 50).toFixed(2)} ms vs a bare SDK stream ${percentile(bareTurns, 50).toFixed(2)} ms, same fake model)`);
+console.log(`turn-baseline p50               ${(percentile(wholeTurns, 50) / percentile(bareTurns, 50)).toFixed(2)}x (a whole turn ${percentile(wholeTurns, 50).toFixed(2)} ms vs the same request streamed by the bare SDK ${percentile(bareTurns, 50).toFixed(2)} ms, same fake model)`);
 console.log(`store operations per plain turn ${operationsPerTurn.toFixed(1)} (each one round trip, a few for claims and inbox moves)`);
 console.log(`  by operation (whole run)        ${operationsByKind.map(({ kind, count }) => `${kind} ${count}`).join(', ')}`);
 console.log(`filesystem writes per plain turn ${(written / SOLO).toFixed(2)} (${written} files or folders created or changed in ${SOLO} turns; the workspace is on)`);
