@@ -30,6 +30,8 @@ describe('files of the turn, and stopping a run', () => {
       if ((await hostPidsWith(mark)).length >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    // The watcher samples every 50 ms: let it see both before the stop ends them (a loaded machine missed one).
+    await new Promise((resolve) => setTimeout(resolve, 150));
     stop.abort();
     const { value: result, pids } = await watched;
     expect(result.status).toBe('stopped');
