@@ -118,7 +118,7 @@ describe('stopping and starting afresh in the terminal', () => {
       if (text.includes('long poem')) await new Promise<void>((resolve) => (release = resolve));
       return textReply(text.includes('kiwi') ? 'noted: kiwi' : 'short answer');
     });
-    const { input, waitFor, done } = openTty(harness, 'stop');
+    const { input, screen, waitFor, done } = openTty(harness, 'stop');
     input.write('remember kiwi\n');
     await waitFor('noted: kiwi');
     input.write('write a long poem\n');
@@ -130,6 +130,8 @@ describe('stopping and starting afresh in the terminal', () => {
     await waitFor('short answer');
     expect(seen.at(-1)).toContain('kiwi');
 
+    // The answer streams before the turn is over: /new waits for the prompt, as a person would.
+    for (let i = 0; i < 500 && screen().lastIndexOf('you>') < screen().lastIndexOf('short answer'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     input.write('/new\n');
     await waitFor('A fresh conversation');
     input.write('and now?\n');
