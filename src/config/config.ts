@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
 import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
+import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { parseEgressAllow } from '../exec/addressPolicy.mjs';
 import { redactStoreUrl } from '../store/storeUrl.ts';
@@ -49,21 +50,6 @@ export interface WorldSettings {
   installPolicy: 'warn' | 'block';
   /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
   notHere?: readonly string[];
-}
-
-/** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
-export interface InstallSettings {
-  enabled: boolean;
-  /** Patterns of sources that may be fetched (`github:acme/*`); undefined: any. */
-  sources?: string[];
-  /** A command that reads the staged folder and answers allow or deny (fail closed). */
-  policyCommand?: string;
-  /** Bound on a fetched source, in MiB. */
-  maxMB: number;
-  /** INSTALL_GITHUB_URL: what `github:` sources resolve against. */
-  githubUrl: string;
-  /** INSTALLED_SKILLS_DIR: the bot-owned folder installed skills are written to (a cache of the store). */
-  dir: string;
 }
 
 export interface AgentSettings {
@@ -159,12 +145,7 @@ const fileSchema = z
   .object({
     defaults: worldSchema.optional(),
     worlds: z.record(z.string().regex(/^(slack|discord|terminal):\S+$/, 'must be a world id like slack:T123:C456'), worldSchema).optional(),
-    install: z
-      .union([
-        z.literal(false),
-        z.object({ sources: z.array(z.string().min(1)).optional(), policyCommand: z.string().min(1).optional(), maxMB: z.number().int().min(1).max(4096).optional() }).strict(),
-      ])
-      .optional(),
+    install: installSchema.optional(),
     admins: z.array(z.string().min(1)).optional(),
     agent: z
       .object({
@@ -336,21 +317,6 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
     installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
     installPolicy: own.installPolicy ?? config.defaults.installPolicy,
-  };
-}
-
-function installSettings(file: z.infer<typeof fileSchema>['install'], env: NodeJS.ProcessEnv): InstallSettings {
-  const shared = {
-    githubUrl: urlVar(env, 'INSTALL_GITHUB_URL') ?? 'https://github.com',
-    dir: optional(env.INSTALLED_SKILLS_DIR) ?? './data/installed-skills',
-  };
-  if (file === false) return { enabled: false, maxMB: 100, ...shared };
-  return {
-    enabled: true,
-    ...(file?.sources === undefined ? {} : { sources: file.sources }),
-    ...(file?.policyCommand === undefined ? {} : { policyCommand: file.policyCommand }),
-    maxMB: file?.maxMB ?? 100,
-    ...shared,
   };
 }
 

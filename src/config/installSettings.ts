@@ -1,0 +1,40 @@
+// Installing skills from chats (top-level `install` in SKILLBOT_CONFIG, INSTALL_GITHUB_URL, INSTALLED_SKILLS_DIR):
+// read once here, used by src/install.
+import { z } from 'zod';
+import { optional, urlVar } from './envVars.ts';
+
+/** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
+export interface InstallSettings {
+  enabled: boolean;
+  /** Patterns of sources that may be fetched (`github:acme/*`); undefined: any. */
+  sources?: string[];
+  /** A command that reads the staged folder and answers allow or deny (fail closed). */
+  policyCommand?: string;
+  /** Bound on a fetched source, in MiB. */
+  maxMB: number;
+  /** INSTALL_GITHUB_URL: what `github:` sources resolve against. */
+  githubUrl: string;
+  /** INSTALLED_SKILLS_DIR: the bot-owned folder installed skills are written to (a cache of the store). */
+  dir: string;
+}
+
+/** `install: false`, or what may be fetched and how much. */
+export const installSchema = z.union([
+  z.literal(false),
+  z.object({ sources: z.array(z.string().min(1)).optional(), policyCommand: z.string().min(1).optional(), maxMB: z.number().int().min(1).max(4096).optional() }).strict(),
+]);
+
+export function installSettings(file: z.infer<typeof installSchema> | undefined, env: NodeJS.ProcessEnv): InstallSettings {
+  const shared = {
+    githubUrl: urlVar(env, 'INSTALL_GITHUB_URL') ?? 'https://github.com',
+    dir: optional(env.INSTALLED_SKILLS_DIR) ?? './data/installed-skills',
+  };
+  if (file === false) return { enabled: false, maxMB: 100, ...shared };
+  return {
+    enabled: true,
+    ...(file?.sources === undefined ? {} : { sources: file.sources }),
+    ...(file?.policyCommand === undefined ? {} : { policyCommand: file.policyCommand }),
+    maxMB: file?.maxMB ?? 100,
+    ...shared,
+  };
+}
