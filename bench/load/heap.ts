@@ -21,8 +21,12 @@ export interface HeapSample {
   at: number;
 }
 
+type InspectorEvent = { method?: string; params?: { chunk?: string } };
+
 interface Inspector {
   call(method: string, params?: object): Promise<unknown>;
+  /** Notifications (messages without an id), such as heap snapshot chunks. */
+  listeners: Set<(message: InspectorEvent) => void>;
   close(): void;
 }
 
@@ -37,7 +41,7 @@ async function connect(port: number): Promise<Inspector> {
   });
   let nextId = 1;
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-  const listeners = new Set<(message: { method?: string; params?: { chunk?: string } }) => void>();
+  const listeners = new Set<(message: InspectorEvent) => void>();
   socket.on('message', (data) => {
     const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string }; method?: string };
     if (message.id !== undefined) {
@@ -51,7 +55,7 @@ async function connect(port: number): Promise<Inspector> {
     for (const entry of waiting.values()) entry.reject(new Error('inspector closed'));
     waiting.clear();
   });
-  const inspector: Inspector & { listeners: typeof listeners } = {
+  return {
     listeners,
     call(method, params = {}) {
       const id = nextId++;
@@ -62,7 +66,6 @@ async function connect(port: number): Promise<Inspector> {
     },
     close: () => socket.close(),
   };
-  return inspector;
 }
 
 async function memoryAfterGc(inspector: Inspector): Promise<{ heapUsed: number; external: number; rss: number }> {
@@ -74,14 +77,14 @@ async function memoryAfterGc(inspector: Inspector): Promise<{ heapUsed: number; 
 }
 
 /** Writes a heap snapshot of the instance (Chrome DevTools format) to `path`: for diffing two moments of a run. */
-async function snapshot(inspector: Inspector & { listeners?: Set<(message: { method?: string; params?: { chunk?: string } }) => void> }, path: string): Promise<void> {
+async function snapshot(inspector: Inspector, path: string): Promise<void> {
   const chunks: string[] = [];
-  const listener = (message: { method?: string; params?: { chunk?: string } }) => {
+  const listener = (message: InspectorEvent) => {
     if (message.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.push(message.params?.chunk ?? '');
   };
-  inspector.listeners?.add(listener);
+  inspector.listeners.add(listener);
   await inspector.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
-  inspector.listeners?.delete(listener);
+  inspector.listeners.delete(listener);
   await writeFile(path, chunks.join(''));
 }
 

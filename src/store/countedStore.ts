@@ -9,16 +9,23 @@ export type StoreOperationCounter = (operation: string, namespace: string) => vo
 
 /** The same store, every method call counted first. Fields (kind) pass through. */
 export function countedStore(store: Store, count: StoreOperationCounter): Store {
+  // One wrapper per method, made on first use: a turn's store calls allocate nothing for the count.
+  const wrapped = new Map<string, unknown>();
   return new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property);
       if (typeof value !== 'function' || typeof property !== 'string') return value;
-      const method = value as (...callArgs: unknown[]) => unknown;
-      // Called on the store itself, never the proxy: its private fields are the store's.
-      return (...args: unknown[]) => {
-        if (property !== 'close') count(property, typeof args[0] === 'string' && LABELLED.has(args[0]) ? args[0] : '');
-        return method.apply(target, args);
-      };
+      let wrapper = wrapped.get(property);
+      if (wrapper === undefined) {
+        const method = value as (...callArgs: unknown[]) => unknown;
+        // Called on the store itself, never the proxy: its private fields are the store's.
+        wrapper = (...args: unknown[]) => {
+          if (property !== 'close') count(property, typeof args[0] === 'string' && LABELLED.has(args[0]) ? args[0] : '');
+          return method.apply(target, args);
+        };
+        wrapped.set(property, wrapper);
+      }
+      return wrapper;
     },
   });
 }
