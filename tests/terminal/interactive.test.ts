@@ -16,7 +16,12 @@ function openTty(on: Harness, chatId: string) {
     for (let i = 0; i < 500 && !printed.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(printed).toContain(text);
   };
-  return { input, screen: () => printed, waitFor, done: runTerminalChat(on.app, { input, output, chatId }) };
+  /** Waits for the prompt after `text`: an answer streams before its turn is over, and a person types after the prompt. */
+  const waitForPromptAfter = async (text: string) => {
+    for (let i = 0; i < 500 && printed.lastIndexOf('you>') < printed.lastIndexOf(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(printed.lastIndexOf('you>')).toBeGreaterThan(printed.lastIndexOf(text));
+  };
+  return { input, screen: () => printed, waitFor, waitForPromptAfter, done: runTerminalChat(on.app, { input, output, chatId }) };
 }
 afterEach(async () => {
   await harness?.close();
@@ -33,7 +38,7 @@ describe('the interactive terminal chat', () => {
       if (asked.includes('tests')) return textReply(`I was asked: ${asked}`);
       return toolUseReply('load_skill', { skill_id: 'repo-stats' });
     });
-    const { input, screen, waitFor, done } = openTty(harness, 'tty');
+    const { input, screen, waitFor, waitForPromptAfter, done } = openTty(harness, 'tty');
     input.write('how big is the repo?\n');
     await waitFor('1) Yes, once   2) Yes, for this session   3) No   [default: No]');
     expect(screen()).toContain('"Yes, for this session" covers runs of repo-stats');
@@ -46,8 +51,8 @@ describe('the interactive terminal chat', () => {
     input.write('1\n');
     await waitFor('The repo has 42 lines.');
     await waitFor('I was asked: and what about the tests?');
-    // The answer streams before the turn is over (its usage is recorded after): ask once the prompt is back.
-    for (let i = 0; i < 500 && screen().lastIndexOf('you>') < screen().lastIndexOf('I was asked'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Its usage is recorded once the turn is over: ask once the prompt is back.
+    await waitForPromptAfter('I was asked');
     input.write('/usage\n');
     await waitFor('2 turns:');
     input.write('/quit\n');
@@ -118,7 +123,7 @@ describe('stopping and starting afresh in the terminal', () => {
       if (text.includes('long poem')) await new Promise<void>((resolve) => (release = resolve));
       return textReply(text.includes('kiwi') ? 'noted: kiwi' : 'short answer');
     });
-    const { input, screen, waitFor, done } = openTty(harness, 'stop');
+    const { input, waitFor, waitForPromptAfter, done } = openTty(harness, 'stop');
     input.write('remember kiwi\n');
     await waitFor('noted: kiwi');
     input.write('write a long poem\n');
@@ -130,8 +135,7 @@ describe('stopping and starting afresh in the terminal', () => {
     await waitFor('short answer');
     expect(seen.at(-1)).toContain('kiwi');
 
-    // The answer streams before the turn is over: /new waits for the prompt, as a person would.
-    for (let i = 0; i < 500 && screen().lastIndexOf('you>') < screen().lastIndexOf('short answer'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitForPromptAfter('short answer');
     input.write('/new\n');
     await waitFor('A fresh conversation');
     input.write('and now?\n');
