@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
 import type { IncomingMessage, TurnSink } from '../src/chats/platform.ts';
 import { writeSkills } from '../tests/agent/harness.ts';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 
 const CHATS = Number(process.env.BENCH_CHATS ?? 200);
 const TURNS_PER_CHAT = Number(process.env.BENCH_TURNS ?? 10);
@@ -51,9 +52,6 @@ const submit = (chat: string, text: string) => {
   return app.dispatcher.submit(message);
 };
 
-// Warm up the SDK, the JIT and the connection pool.
-await Promise.all(Array.from({ length: 20 }, (_, i) => submit(`warm${i}`, 'hi')));
-
 /** Every file or folder under `root` with its change time: what a run of turns wrote is the difference. */
 async function tree(root: string, into = new Map<string, number>()): Promise<Map<string, number>> {
   for (const entry of await readdir(root, { withFileTypes: true }).catch(() => [])) {
@@ -65,11 +63,34 @@ async function tree(root: string, into = new Map<string, number>()): Promise<Map
 }
 const storeOperations = async () => (await app.metrics.storeOperations.get()).values.reduce((sum, value) => sum + value.value, 0);
 
-// Core overhead, measured one turn at a time so that other turns' work does not count as this one's.
-const SOLO = 300;
+// The same exchange with the SDK alone: the request the bot sends (its system prompt with the catalog, its tools,
+// the chat so far and the new message), streamed, with no bot around it. What a skillbot turn costs beyond it is
+// the bot's own work.
+const bare = new Anthropic({ apiKey: 'bench', baseURL: url, maxRetries: 0 });
+const system = [{ type: 'text' as const, text: buildSystemPrompt(app.registry.current().catalog.text, 'terminal'), cache_control: { type: 'ephemeral' as const } }];
+const tools = toolsFor({ shell: true, search: false });
+const bareChats = new Map<string, MessageParam[]>();
+async function bareTurn(chat: string, text: string): Promise<void> {
+  const history = bareChats.get(chat) ?? [];
+  const messages: MessageParam[] = [...history, { role: 'user', content: text }];
+  const message = await bare.messages.stream({ model: config.model, max_tokens: config.agent.maxTokens, system, tools, messages }).finalMessage();
+  bareChats.set(chat, [...messages, { role: 'assistant', content: message.content }]);
+}
+
+// Warm both paths alike (the SDK, the JIT, the connection pool): both keep getting faster for hundreds of turns.
+const WARM = 600;
+for (let turn = 0; turn < WARM; turn++) {
+  await submit(`warm${turn % 30}`, `warm ${turn}`);
+  await bareTurn(`warm${turn % 30}`, `warm ${turn}`);
+}
+
+// Core overhead, measured one turn at a time so that other turns' work does not count as this one's; each bot
+// turn is followed by the same turn through the bare SDK, so both see the machine in the same state.
+const SOLO = 600;
 const overheads: number[] = [];
 const engineOverheads: number[] = [];
 const wholeTurns: number[] = [];
+const bareTurns: number[] = [];
 const treeBefore = await tree(dir);
 const operationsBefore = await storeOperations();
 for (let turn = 0; turn < SOLO; turn++) {
@@ -78,6 +99,9 @@ for (let turn = 0; turn < SOLO; turn++) {
   wholeTurns.push(performance.now() - submitted);
   overheads.push(performance.now() - submitted - outcome.modelMs);
   engineOverheads.push(outcome.durationMs - outcome.modelMs);
+  const started = performance.now();
+  await bareTurn(`solo${turn % 30}`, `solo ${turn}`);
+  bareTurns.push(performance.now() - started);
 }
 const operationsPerTurn = ((await storeOperations()) - operationsBefore) / SOLO;
 const operationsByKind = (await app.metrics.storeOperations.get()).values
@@ -85,18 +109,6 @@ const operationsByKind = (await app.metrics.storeOperations.get()).values
   .sort((a, b) => b.count - a.count);
 const treeAfter = await tree(dir);
 const written = [...treeAfter].filter(([path, changed]) => treeBefore.get(path) !== changed).length;
-
-// The same exchange with the SDK alone: the request the bot sends (its system prompt with the catalog, its tools,
-// one user message), streamed, with no bot around it. What a skillbot turn costs beyond it is the bot's own work.
-const bare = new Anthropic({ apiKey: 'bench', baseURL: url, maxRetries: 0 });
-const system = [{ type: 'text' as const, text: buildSystemPrompt(app.registry.current().catalog.text, 'terminal'), cache_control: { type: 'ephemeral' as const } }];
-const tools = toolsFor({ shell: true, search: false });
-const bareTurns: number[] = [];
-for (let turn = 0; turn < SOLO; turn++) {
-  const started = performance.now();
-  await bare.messages.stream({ model: config.model, max_tokens: config.agent.maxTokens, system, tools, messages: [{ role: 'user', content: `solo ${turn}` }] }).finalMessage();
-  bareTurns.push(performance.now() - started);
-}
 
 global.gc?.();
 const rssBefore = process.memoryUsage().rss;
@@ -125,7 +137,7 @@ const turns = CHATS * TURNS_PER_CHAT;
 console.log(`bench:turn — ${turns} turns over ${CHATS} concurrent chats (${TURNS_PER_CHAT} turns each), 50 skills, memory store`);
 console.log(`turns/s (${CHATS} chats at once)       ${(turns / seconds).toFixed(0)}`);
 console.log(`main thread busy during that run    ${(mainBusy * 100).toFixed(0)}% (the fake model runs in a worker thread)`);
-console.log(`core overhead per turn p50      ${percentile(overheads, 50).toFixed(2)} ms (300 turns, one at a time; submit → outcome, minus the model)`);
+console.log(`core overhead per turn p50      ${percentile(overheads, 50).toFixed(2)} ms (${SOLO} turns, one at a time; submit → outcome, minus the model)`);
 console.log(`core overhead per turn p99      ${percentile(overheads, 99).toFixed(2)} ms`);
 console.log(`  of which the engine p50/p99   ${percentile(engineOverheads, 50).toFixed(2)} / ${percentile(engineOverheads, 99).toFixed(2)} ms (the rest: accept, lease, inbox, reply claim)`);
 console.log(`turn-baseline p50               ${(percentile(wholeTurns, 50) / percentile(bareTurns, 50)).toFixed(2)}x (a whole turn ${percentile(wholeTurns, 50).toFixed(2)} ms vs the same request streamed by the bare SDK ${percentile(bareTurns, 50).toFixed(2)} ms, same fake model)`);

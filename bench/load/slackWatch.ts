@@ -41,6 +41,7 @@ export class SlackWatch {
   readonly finals = new Map<string, FinalSeen>();
   readonly questions = new Map<string, Question>();
   readonly #questionByTs = new Map<string, Question>();
+  readonly #questionsByThread = new Map<string, Question[]>();
   readonly #waiting = new Map<string, () => void>();
   #calls = 0;
   /** The ts of every message read so far. */
@@ -73,7 +74,7 @@ export class SlackWatch {
 
   /** Questions posted into a thread within [from, to]. */
   questionsIn(channel: string, threadTs: string, from: number, to: number): Question[] {
-    return [...this.questions.values()].filter((q) => q.channel === channel && q.threadTs === threadTs && q.postedAt >= from && q.postedAt <= to);
+    return (this.#questionsByThread.get(`${channel}/${threadTs}`) ?? []).filter((q) => q.postedAt >= from && q.postedAt <= to);
   }
 
   poll(): void {
@@ -90,6 +91,8 @@ export class SlackWatch {
       const question: Question = { approvalId, channel: message.channel, threadTs: message.threadTs, ts: message.ts, postedAt: message.postedAt };
       this.questions.set(approvalId, question);
       this.#questionByTs.set(`${message.channel}/${message.ts}`, question);
+      const thread = `${message.channel}/${message.threadTs}`;
+      this.#questionsByThread.set(thread, [...(this.#questionsByThread.get(thread) ?? []), question]);
       this.onQuestion(question);
     }
     const calls = this.slack.calls;
@@ -117,7 +120,7 @@ export class SlackWatch {
 
   /** A streamed answer (chat.startStream … stopStream) is final once stopped: its whole text is in the message. */
   #streamEnded(channel: string, ts: string, at: number): void {
-    const message = this.slack.messages.find((candidate) => candidate.channel === channel && candidate.ts === ts);
+    const message = this.slack.messageAt(channel, ts);
     const final = message ? parseFinalReply(message.text) : undefined;
     if (!final || this.finals.has(final.marker)) return;
     this.finals.set(final.marker, { at, channel, ts, ...(final.script ? { script: final.script } : {}) });

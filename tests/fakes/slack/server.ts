@@ -96,6 +96,8 @@ export interface FakeSlack {
   refuseChannel(channel: string, error: string): void;
   /** Messages of a thread in posting order: its root (if the bot posted it) and the replies. */
   thread(channel: string, threadTs: string): PostedMessage[];
+  /** The bot's message at `ts` in `channel` (indexed: a long run looks up one of hundreds of thousands). */
+  messageAt(channel: string, ts: string): PostedMessage | undefined;
   /** Polls `check` until it returns a value that is not undefined or false. */
   waitFor<T>(check: () => T | undefined | false, options?: { timeoutMs?: number; what?: string }): Promise<T>;
   close(): Promise<void>;
@@ -296,6 +298,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     refuseChannel(channel, error) {
       workspace.refusedChannels.set(channel, error);
+    },
+    messageAt(channel, ts) {
+      return workspace.messageAt(channel, ts);
     },
     thread(channel, threadTs) {
       return workspace.messages.filter((message) => message.channel === channel && (message.threadTs === threadTs || message.ts === threadTs));

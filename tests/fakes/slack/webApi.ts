@@ -125,6 +125,10 @@ export class FakeWorkspace {
   streamIdleMs: number | undefined;
   #seq = 0;
   #fileSeq = 0;
+  /** The bot's messages by `channel/ts`, and each thread's (root included) by `channel/threadTs`: a long run posts
+   * hundreds of thousands, and every update, append and replies call looks one up. */
+  readonly #byTs = new Map<string, PostedMessage>();
+  readonly #byThread = new Map<string, PostedMessage[]>();
 
   nextFileId(): string {
     this.#fileSeq += 1;
@@ -132,6 +136,20 @@ export class FakeWorkspace {
   }
 
   constructor(readonly info: WorkspaceInfo) {}
+
+  /** The bot's message at `ts` in `channel`, if it is still there. */
+  messageAt(channel: string | undefined, ts: string | undefined): PostedMessage | undefined {
+    return this.#byTs.get(`${channel}/${ts}`);
+  }
+
+  #add(message: PostedMessage): void {
+    this.messages.push(message);
+    this.#byTs.set(`${message.channel}/${message.ts}`, message);
+    const thread = `${message.channel}/${message.threadTs ?? message.ts}`;
+    const list = this.#byThread.get(thread);
+    if (list) list.push(message);
+    else this.#byThread.set(thread, [message]);
+  }
 
   #nextTs(): string {
     this.#seq += 1;
@@ -207,14 +225,13 @@ export class FakeWorkspace {
     if (typeof content === 'string') return fail(content);
     const threadTs = str(params, 'thread_ts');
     const message: PostedMessage = { channel, ts: this.#nextTs(), text: content.text, edits: [], postedAt: Date.now(), ...(threadTs ? { threadTs } : {}), ...(content.blocks ? { blocks: content.blocks } : {}) };
-    this.messages.push(message);
+    this.#add(message);
     return { ok: true, channel, ts: message.ts, message: { type: 'message', user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ts: message.ts, ...(threadTs ? { thread_ts: threadTs } : {}) } };
   }
 
   #update(params: Record<string, unknown>): MethodResult {
     const channel = str(params, 'channel');
-    const ts = str(params, 'ts');
-    const message = this.messages.find((candidate) => candidate.channel === channel && candidate.ts === ts);
+    const message = this.messageAt(channel, str(params, 'ts'));
     if (!message) return fail(channel ? 'message_not_found' : 'channel_not_found');
     const content = this.#content(params);
     if (typeof content === 'string') return fail(content);
@@ -230,10 +247,11 @@ export class FakeWorkspace {
     return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
   }
 
-  /** Every message of a channel as the API returns it, oldest first: people's (seeded) and the bot's. */
-  #channelMessages(channel: string): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
-    const own = this.messages
-      .filter((message) => message.channel === channel)
+  /** Every message of a channel (or of one thread of it) as the API returns it, oldest first: people's (seeded)
+   * and the bot's. */
+  #channelMessages(channel: string, threadTs?: string): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
+    const mine = threadTs === undefined ? this.messages.filter((message) => message.channel === channel) : [...(this.#byThread.get(`${channel}/${threadTs}`) ?? [])];
+    const own = mine
       .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}), ...(message.blocks ? { blocks: message.blocks } : {}) }));
     const people = this.seeded
       .filter((message) => message.channel === channel)
@@ -258,7 +276,7 @@ export class FakeWorkspace {
     const inclusive = params.inclusive === true || params.inclusive === 'true';
     const inRange = (at: number) => (inclusive ? at <= latest && at >= oldest : at < latest && at > oldest);
     // The parent message comes first whatever the range, as in Slack.
-    const all = this.#channelMessages(channel).filter((message) => message.ts === ts || (message.thread_ts === ts && inRange(Number(message.ts))));
+    const all = this.#channelMessages(channel, ts).filter((message) => message.ts === ts || (message.thread_ts === ts && inRange(Number(message.ts))));
     if (all.length === 0) return fail('thread_not_found');
     const limit = Math.min(Number(params.limit ?? 1000) || 1000, 1000);
     const start = Number(str(params, 'cursor') ?? 0);
@@ -333,13 +351,13 @@ export class FakeWorkspace {
     if (content.text === '' && content.blocks.length === 0 && content.tasks.length === 0) return fail('no_text');
     const message: PostedMessage = { channel, ts: this.#nextTs(), threadTs, text: content.text, edits: [], postedAt: Date.now(), stream: 'streaming', markdown: true };
     applyStream(message, content, false);
-    this.messages.push(message);
+    this.#add(message);
     return { ok: true, channel, ts: message.ts };
   }
 
   #appendStream(params: Record<string, unknown>, stop: boolean): MethodResult {
     const channel = str(params, 'channel');
-    const message = this.messages.find((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
+    const message = this.messageAt(channel, str(params, 'ts'));
     if (!message) return fail('message_not_found');
     if (message.stream === 'streaming' && this.streamIdleMs !== undefined && Date.now() - (message.updatedAt ?? message.postedAt) > this.streamIdleMs) message.stream = 'stopped';
     if (message.stream !== 'streaming') return fail('message_not_in_streaming_state');
@@ -355,9 +373,13 @@ export class FakeWorkspace {
 
   #delete(params: Record<string, unknown>): MethodResult {
     const channel = str(params, 'channel');
-    const index = this.messages.findIndex((candidate) => candidate.channel === channel && candidate.ts === str(params, 'ts'));
-    if (index < 0) return fail('message_not_found');
-    this.deleted.push(...this.messages.splice(index, 1));
+    const message = this.messageAt(channel, str(params, 'ts'));
+    if (!message) return fail('message_not_found');
+    this.messages.splice(this.messages.indexOf(message), 1);
+    this.#byTs.delete(`${message.channel}/${message.ts}`);
+    const thread = this.#byThread.get(`${message.channel}/${message.threadTs ?? message.ts}`);
+    thread?.splice(thread.indexOf(message), 1);
+    this.deleted.push(message);
     return { ok: true, channel, ts: str(params, 'ts') };
   }
 
