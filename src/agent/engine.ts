@@ -18,7 +18,7 @@ import { runSkillTool } from './skillTools.ts';
 import { buildSystemPrompt, promptPlatform } from './systemPrompt.ts';
 import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
-import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
+import { emptyUsage, type UsageTotals } from './usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
 import type { McpTools } from '../mcp/mcpTools.ts';
 
@@ -118,8 +118,8 @@ export class Engine {
   }
 
   /** Running token totals of a chat. */
-  async usage(chatId: string): Promise<UsageTotals> {
-    return (await this.deps.store.get<UsageTotals>('usage', chatId)) ?? emptyUsage();
+  usage(chatId: string): Promise<UsageTotals> {
+    return this.deps.history.usage(chatId);
   }
 
   /** The turn itself; its own failures (store down, platform refusing a post) are runTurn's to tell the person. */
@@ -135,7 +135,8 @@ export class Engine {
     const settings = this.deps.settingsFor?.(message.worldId) ?? worldSettings(this.deps.config, message.worldId);
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
-    const history = await this.deps.history.load(message.chatId);
+    const chatHistory = await this.deps.history.open(message.chatId);
+    const history = chatHistory.messages;
     // Fetched on whichever instance runs the turn (a re-run fetches them again): the inbox keeps no bytes.
     const fetched = await loadMessageFiles(message.files ?? [], platform.fetchFile?.bind(platform), this.deps.config.files);
     // The chat's files, as the last run (on any instance) left them: opened only when something of the turn uses
@@ -203,14 +204,13 @@ export class Engine {
     const turnMessages = filesIn.length === 0 ? result.messages : withFiles(result.messages.slice(0, 1).map(textOnly), historyFileBlocks(filesIn)).concat(result.messages.slice(1));
     const kept: MessageParam[] =
       stoppedBy === undefined ? turnMessages : [...turnMessages, { role: 'assistant', content: '(The person stopped this turn here.)' }];
-    await this.deps.history.appendTurn(message.chatId, turnId, kept);
+    const usage = { ...result.usage, turns: 1 };
+    await chatHistory.appendTurn(turnId, kept, usage);
     // Before the answer shows: once the person reads it, the next turn may run on another instance.
     if (opened !== undefined) {
       await opened;
       await this.deps.workspaces.save(message.chatId);
     } else await this.deps.workspaces.touch(message.chatId);
-    const usage = { ...result.usage, turns: 1 };
-    await this.deps.store.set('usage', message.chatId, mergeUsage(await this.usage(message.chatId), usage));
     let status: TurnOutcome['status'];
     let reply: string;
     if (stoppedBy !== undefined) {

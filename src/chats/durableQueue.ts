@@ -168,7 +168,7 @@ export class DurableQueue {
       try {
         for (;;) {
           if (this.stopping || lease.lost) return;
-          const item = await this.inbox.next(chatId);
+          const { item, more } = await this.inbox.nextAndMore(chatId);
           if (!item) break;
           if (item.receivedAt < Date.now() - GIVE_UP_MS) {
             this.logger.warn({ chatId, turnId: item.id }, 'a message nobody could answer for a week dropped');
@@ -178,6 +178,8 @@ export class DurableQueue {
             if (outcome === 'retry') return;
           }
           await this.inbox.remove(item);
+          // Nothing waited behind it when it was read: what arrived since is found by the look after the release.
+          if (!more) break;
         }
       } finally {
         this.leases.delete(lease);

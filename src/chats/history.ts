@@ -1,5 +1,6 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
+import { emptyUsage, mergeUsage, type UsageTotals } from '../agent/usage.ts';
 import type { Store } from '../store/types.ts';
 import { parseChatId } from './ids.ts';
 
@@ -9,21 +10,35 @@ export interface HistoryTurn {
   messages: MessageParam[];
 }
 
-export interface History {
+/** A chat's record as one turn reads it: one store read at the start of the turn, one write at its end. */
+export interface OpenedHistory {
   /** The chat's messages, oldest first, within the budget, with no two user messages in a row. */
-  load(chatId: string): Promise<MessageParam[]>;
+  messages: MessageParam[];
+  /** The chat's running token totals (kept beside its turns: one record, one round trip). */
+  usage: UsageTotals;
   /**
-   * Records a turn: its messages start with the user's message; they may end there (no answer came). Appending a
-   * turnId already kept replaces that turn. The oldest turns are dropped, whole, to stay within the budget.
+   * Records a turn and what it spent: its messages start with the user's message; they may end there (no answer
+   * came). Appending a turnId already kept replaces that turn. The oldest turns are dropped, whole, to stay
+   * within the budget.
    */
-  appendTurn(chatId: string, turnId: string, messages: MessageParam[]): Promise<void>;
+  appendTurn(turnId: string, messages: MessageParam[], usage: UsageTotals): Promise<void>;
+}
+
+export interface History {
+  /** Reads the chat's record for one turn. Only the chat's turn queue (under its lease) writes it. */
+  open(chatId: string): Promise<OpenedHistory>;
+  /** The chat's running token totals. */
+  usage(chatId: string): Promise<UsageTotals>;
+  /** Forgets the chat's messages (`/new`); its token totals stay. */
   clear(chatId: string): Promise<void>;
 }
 
 export const DEFAULT_HISTORY_BUDGET_TOKENS = 60_000;
 
 // Checked where stored data comes back in: the shape trimming relies on, not every block field.
+const usageTotals = z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheCreation: z.number(), turns: z.number() });
 const storedHistory = z.object({
+  usage: usageTotals.optional(),
   turns: z.array(
     z.object({
       turnId: z.string(),
@@ -81,33 +96,45 @@ export function createHistory(store: Store, opts: { budgetTokens?: number } = {}
   const budgetTokens = opts.budgetTokens ?? DEFAULT_HISTORY_BUDGET_TOKENS;
   if (!Number.isFinite(budgetTokens) || budgetTokens <= 0) throw new RangeError('budgetTokens must be a positive number');
 
-  async function loadTurns(chatId: string): Promise<HistoryTurn[]> {
+  async function read(chatId: string): Promise<{ turns: HistoryTurn[]; usage?: UsageTotals }> {
     parseChatId(chatId);
     const stored = await store.get('history', chatId);
-    if (stored === undefined) return [];
+    if (stored === undefined) return { turns: [] };
     const parsed = storedHistory.safeParse(stored);
     if (!parsed.success) throw new Error(`the stored history of chat ${chatId} is not in the expected shape: ${parsed.error.message}`);
-    return parsed.data.turns as HistoryTurn[];
+    return { turns: parsed.data.turns as HistoryTurn[], ...(parsed.data.usage ? { usage: parsed.data.usage } : {}) };
   }
 
+  // Records written before the totals moved into the history record kept them under 'usage'.
+  const usageOf = async (chatId: string, record: { turns: HistoryTurn[]; usage?: UsageTotals }) =>
+    record.usage ?? (record.turns.length > 0 ? await store.get<UsageTotals>('usage', chatId) : undefined) ?? emptyUsage();
+
   return {
-    async load(chatId) {
-      return joinUserMessages(trimTurns(await loadTurns(chatId), budgetTokens).flatMap((turn) => turn.messages));
+    async open(chatId) {
+      const record = await read(chatId);
+      const usage = await usageOf(chatId, record);
+      return {
+        messages: joinUserMessages(trimTurns(record.turns, budgetTokens).flatMap((turn) => turn.messages)),
+        usage,
+        async appendTurn(turnId, messages, spent) {
+          if (messages[0]?.role !== 'user') throw new Error(`turn ${turnId} must start with the user's message`);
+          const turns = [...record.turns];
+          const kept = turns.findIndex((turn) => turn.turnId === turnId);
+          if (kept === -1) turns.push({ turnId, messages });
+          else turns[kept] = { turnId, messages };
+          await store.set('history', chatId, { turns: trimTurns(turns, budgetTokens), usage: mergeUsage(usage, spent) });
+        },
+      };
     },
 
-    // Only the chat's turn queue writes its history, one turn at a time: a plain read-modify-write is safe.
-    async appendTurn(chatId, turnId, messages) {
-      if (messages[0]?.role !== 'user') throw new Error(`turn ${turnId} must start with the user's message`);
-      const turns = await loadTurns(chatId);
-      const kept = turns.findIndex((turn) => turn.turnId === turnId);
-      if (kept === -1) turns.push({ turnId, messages });
-      else turns[kept] = { turnId, messages };
-      await store.set('history', chatId, { turns: trimTurns(turns, budgetTokens) });
+    async usage(chatId) {
+      return usageOf(chatId, await read(chatId));
     },
 
     async clear(chatId) {
-      parseChatId(chatId);
-      await store.delete('history', chatId);
+      const record = await read(chatId);
+      if (record.turns.length === 0 && record.usage === undefined) return;
+      await store.set('history', chatId, { turns: [], usage: await usageOf(chatId, record) });
     },
   };
 }

@@ -57,6 +57,12 @@ export class Inbox {
     return entry?.value;
   }
 
+  /** The chat's oldest waiting message, and whether another one waited behind it (in the same read). */
+  async nextAndMore(chatId: string): Promise<{ item?: InboxItem; more: boolean }> {
+    const [first, second] = await this.store.inboxHead<InboxItem>(chatId, 2);
+    return { ...(first ? { item: first.value } : {}), more: second !== undefined };
+  }
+
   async remove(item: InboxItem): Promise<void> {
     await this.store.inboxRemove(item.message.chatId, item.id);
   }

@@ -115,7 +115,8 @@ export class TurnStops {
     poll.unref();
     const run: LocalRun = { turn, controller, poll };
     this.#runs.set(turn.turnId, run);
-    await this.store.set('chats', `${RUNNING_PREFIX}${turn.chatId}`, turn, RUNNING_KEEP_MS);
+    // `status` is the turn's id: the end releases the record only if it is still this turn's (one atomic step).
+    await this.store.set('chats', `${RUNNING_PREFIX}${turn.chatId}`, { ...turn, status: turn.turnId }, RUNNING_KEEP_MS);
     // A stop sent before this turn registered (a re-run of a stopped turn) still counts.
     await this.#checkStored(turn.turnId);
     return {
@@ -128,8 +129,7 @@ export class TurnStops {
         if (!this.#runs.has(turn.turnId) || this.#runs.get(turn.turnId) !== run) return;
         clearInterval(poll);
         this.#runs.delete(turn.turnId);
-        const current = await this.store.get<RunningTurn>('chats', `${RUNNING_PREFIX}${turn.chatId}`);
-        if (current?.turnId === turn.turnId) await this.store.delete('chats', `${RUNNING_PREFIX}${turn.chatId}`);
+        await this.store.release('chats', `${RUNNING_PREFIX}${turn.chatId}`, turn.turnId);
       },
     };
   }
