@@ -8,6 +8,8 @@ import { parseChatId } from './ids.ts';
 export interface HistoryTurn {
   turnId: string;
   messages: MessageParam[];
+  /** Its token estimate, computed once when it is recorded (a long chat's trim would re-measure every turn). */
+  tokens?: number;
 }
 
 /** A chat's record as one turn reads it: one store read at the start of the turn, one write at its end. */
@@ -42,6 +44,7 @@ const storedHistory = z.object({
   turns: z.array(
     z.object({
       turnId: z.string(),
+      tokens: z.number().optional(),
       messages: z.array(
         z.object({
           role: z.enum(['user', 'assistant']),
@@ -62,7 +65,7 @@ export function trimTurns(turns: HistoryTurn[], budgetTokens: number): HistoryTu
   let used = 0;
   let first = turns.length;
   for (const turn of [...turns].reverse()) {
-    const cost = estimateTokens(turn.messages);
+    const cost = turn.tokens ?? estimateTokens(turn.messages);
     if (first < turns.length && used + cost > budgetTokens) break;
     used += cost;
     first--;
@@ -120,8 +123,9 @@ export function createHistory(store: Store, opts: { budgetTokens?: number } = {}
           if (messages[0]?.role !== 'user') throw new Error(`turn ${turnId} must start with the user's message`);
           const turns = [...record.turns];
           const kept = turns.findIndex((turn) => turn.turnId === turnId);
-          if (kept === -1) turns.push({ turnId, messages });
-          else turns[kept] = { turnId, messages };
+          const turn = { turnId, messages, tokens: estimateTokens(messages) };
+          if (kept === -1) turns.push(turn);
+          else turns[kept] = turn;
           await store.set('history', chatId, { turns: trimTurns(turns, budgetTokens), usage: mergeUsage(usage, spent) });
         },
       };
