@@ -160,7 +160,7 @@ async function main(): Promise<void> {
     restartAfterMs: settings.restartAfterMs,
     stopped: stopped.signal,
   });
-  await runChats({ settings, traffic, watch, botUserId: slack.info.botUserId, random, stopped: stopped.signal }, sent, threads);
+  await runChats({ settings, traffic, watch, botUserId: slack.info.botUserId, people: slack, random, stopped: stopped.signal }, sent, threads);
   const trafficEndedAt = Date.now();
   const timedOut = stopped.signal.aborted;
   stopped.abort(); // the fault task gives up waiting if the kill point was never reached

@@ -6,14 +6,20 @@ import { lastToolResult, textReply, toolUseReply, type Brain, type BrainReply, t
 import { finalReplyText, MARKER, preambleText } from './markers.ts';
 import { SCRIPT_OUTPUT, SCRIPT_SKILL_ID, STYLE_SKILL_ID } from './skillFixture.ts';
 
-/** The turn's own user message: the last user message whose text carries a marker (tool results carry none). */
+/** Quoted channel content the bot adds to a turn (docs/agent.md): context, not the person's request. */
+const CONTEXT = /^<channel_context>/;
+
+/**
+ * The turn's own user message: the last user message whose text carries a marker (tool results carry none),
+ * read as Claude reads it: the quoted context beside it names other messages' markers and asks nothing.
+ */
 function currentMessage(req: BrainRequest): { marker: string; text: string; index: number } | undefined {
   for (let index = req.messages.length - 1; index >= 0; index--) {
     const message = req.messages[index];
     if (message?.role !== 'user') continue;
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     for (const block of blocks) {
-      if (block.type !== 'text' || typeof block.text !== 'string') continue;
+      if (block.type !== 'text' || typeof block.text !== 'string' || CONTEXT.test(block.text)) continue;
       const marker = MARKER.exec(block.text)?.[0];
       if (marker) return { marker, text: block.text, index };
     }

@@ -1,6 +1,7 @@
 // 100 people, each in a thread of their own: a chat sends its next message once the previous one is answered
 // (or given up on), and `concurrency` chats talk at the same time.
 import { setTimeout as delay } from 'node:timers/promises';
+import type { FakeSlack } from '../../tests/fakes/slack.ts';
 import type { LoadSettings } from './settings.ts';
 import { asksForScript, markerOf, userText } from './markers.ts';
 import type { SlackTraffic } from './slackTraffic.ts';
@@ -29,6 +30,8 @@ export interface ChatRunDeps {
   traffic: SlackTraffic;
   watch: SlackWatch;
   botUserId: string;
+  /** Where people write: their messages share the workspace's clock and are there for conversations.replies. */
+  people: Pick<FakeSlack, 'nextTs' | 'seed'>;
   random: () => number;
   stopped: AbortSignal;
 }
@@ -47,7 +50,7 @@ async function runChat(deps: ChatRunDeps, chat: number, sent: SentMessage[], thr
   const user = userOf(chat);
   let threadTs = '';
   for (let n = 0; n < settings.turnsPerChat && !deps.stopped.aborted; n++) {
-    const ts = traffic.nextTs();
+    const ts = deps.people.nextTs();
     if (n === 0) {
       threadTs = ts;
       threads.set(`${channel}/${threadTs}`, user);
@@ -59,6 +62,7 @@ async function runChat(deps: ChatRunDeps, chat: number, sent: SentMessage[], thr
       sentAt: Date.now(), delivered: false, deliveryAttempts: 0, questions: [],
     };
     sent.push(message);
+    deps.people.seed({ channel, ts, user, text: input.text, ...(n === 0 ? {} : { threadTs }) });
     // An @mention reaches the bot twice, as in Slack: a `message` event and an `app_mention` event.
     const deliveries = await Promise.all(
       n === 0 ? [traffic.deliverMessage('message', input), traffic.deliverMessage('app_mention', input)] : [traffic.deliverMessage('message', input)],

@@ -134,13 +134,17 @@ export function computeChecks(facts: RunFacts): Check[] {
     check('unhandled rejections/exceptions in logs', logs.unhandled.length, logs.unhandled.length === 0),
     check('crashes (exits we did not cause)', crashes.length, crashes.length === 0),
     check('unclean shutdowns on SIGTERM', uncleanStops.length, uncleanStops.length === 0),
-    check(
-      'memory flat (last third within 20% of first third)',
-      judged.map((life) => `${life.label} ${((life.growth - 1) * 100).toFixed(1)}%`).join(', ') || 'no life long enough',
-      judged.length > 0 && judged.every((life) => life.flat === true),
-    ),
+    // RSS read while answering is mostly garbage awaiting a collection (a 50,000-turn soak saw it 25% higher in
+    // the last third while the heap after GC fell 8%): where the heap is read after a forced GC, that is judged,
+    // and the RSS under load stays a printed figure (the Memory section).
     ...(heapJudged === undefined
-      ? []
+      ? [
+          check(
+            'memory flat (last third within 20% of first third)',
+            judged.map((life) => `${life.label} ${((life.growth - 1) * 100).toFixed(1)}%`).join(', ') || 'no life long enough',
+            judged.length > 0 && judged.every((life) => life.flat === true),
+          ),
+        ]
       : [
           check(
             'heap after GC within 10% and RSS within 20% of their values after warm-up, at the end of each life',

@@ -35,8 +35,6 @@ export interface TrafficCounts {
 export class SlackTraffic {
   readonly counts: TrafficCounts = { deliveries: 0, retries: 0, undelivered: 0, clicks: 0, failedClicks: 0 };
   #next = 0;
-  #tsSecond = 1_712_000_000 + Math.floor(Math.random() * 1_000_000);
-  #tsCount = 0;
 
   constructor(
     private readonly eventsUrls: string[],
@@ -45,12 +43,6 @@ export class SlackTraffic {
     private readonly stopped: AbortSignal,
     private readonly retryDelaysMs: readonly number[] = RETRY_SCHEDULES.slack,
   ) {}
-
-  /** A fresh message ts, shaped like Slack's. */
-  nextTs(): string {
-    this.#tsCount += 1;
-    return `${this.#tsSecond}.${String(this.#tsCount).padStart(6, '0')}`;
-  }
 
   /** One user message as an event of `type`, delivered until an instance answers 200 (or retries run out). */
   deliverMessage(type: 'message' | 'app_mention', input: UserMessage & { ts: string }): Promise<DeliveryResult> {

@@ -84,6 +84,8 @@ export interface FakeSlack {
   shareFile(file: { name: string; mimetype: string; bytes: Buffer | string; redirect?: boolean }): Record<string, unknown>;
   /** Something people (or another bot) wrote that the bot was not told of: conversations.replies/history return it. */
   seed(message: SeededMessage): void;
+  /** The workspace's next message ts (for a person's message written now: it sorts after every earlier post). */
+  nextTs(): string;
   /** A person users.info knows, by display name. */
   addPerson(userId: string, displayName: string): void;
   /** A fresh response_url pointing at this fake. */
@@ -275,7 +277,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     uploads: workspace.uploads,
     downloads,
     seed(message) {
-      workspace.seeded.push(message);
+      workspace.seed(message);
+    },
+    nextTs() {
+      return workspace.nextTs();
     },
     addPerson(userId, displayName) {
       workspace.people.set(userId, displayName);

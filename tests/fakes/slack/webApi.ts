@@ -103,6 +103,12 @@ function str(params: Record<string, unknown>, name: string): string | undefined 
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+function pushTo<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
+}
+
 export class FakeWorkspace {
   readonly messages: PostedMessage[] = [];
   /** Messages chat.delete removed, as they last read (with their edits): what people saw, then did not. */
@@ -129,6 +135,9 @@ export class FakeWorkspace {
    * hundreds of thousands, and every update, append and replies call looks one up. */
   readonly #byTs = new Map<string, PostedMessage>();
   readonly #byThread = new Map<string, PostedMessage[]>();
+  readonly #seededByThread = new Map<string, SeededMessage[]>();
+  /** Each channel's top-level messages, the bot's and people's (what conversations.history reads). */
+  readonly #topLevel = new Map<string, Array<PostedMessage | SeededMessage>>();
 
   nextFileId(): string {
     this.#fileSeq += 1;
@@ -145,13 +154,19 @@ export class FakeWorkspace {
   #add(message: PostedMessage): void {
     this.messages.push(message);
     this.#byTs.set(`${message.channel}/${message.ts}`, message);
-    const thread = `${message.channel}/${message.threadTs ?? message.ts}`;
-    const list = this.#byThread.get(thread);
-    if (list) list.push(message);
-    else this.#byThread.set(thread, [message]);
+    pushTo(this.#byThread, `${message.channel}/${message.threadTs ?? message.ts}`, message);
+    if (message.threadTs === undefined) pushTo(this.#topLevel, message.channel, message);
   }
 
-  #nextTs(): string {
+  /** Something a person (or another bot) wrote, that conversations.replies/history return beside the bot's own. */
+  seed(message: SeededMessage): void {
+    this.seeded.push(message);
+    pushTo(this.#seededByThread, `${message.channel}/${message.threadTs ?? message.ts}`, message);
+    if (message.threadTs === undefined || message.threadTs === message.ts) pushTo(this.#topLevel, message.channel, message);
+  }
+
+  /** The workspace's next message ts: the bot's posts and people's messages share one clock, as in Slack. */
+  nextTs(): string {
     this.#seq += 1;
     return `1800000000.${String(this.#seq).padStart(6, '0')}`;
   }
@@ -224,7 +239,7 @@ export class FakeWorkspace {
     const content = this.#content(params);
     if (typeof content === 'string') return fail(content);
     const threadTs = str(params, 'thread_ts');
-    const message: PostedMessage = { channel, ts: this.#nextTs(), text: content.text, edits: [], postedAt: Date.now(), ...(threadTs ? { threadTs } : {}), ...(content.blocks ? { blocks: content.blocks } : {}) };
+    const message: PostedMessage = { channel, ts: this.nextTs(), text: content.text, edits: [], postedAt: Date.now(), ...(threadTs ? { threadTs } : {}), ...(content.blocks ? { blocks: content.blocks } : {}) };
     this.#add(message);
     return { ok: true, channel, ts: message.ts, message: { type: 'message', user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ts: message.ts, ...(threadTs ? { thread_ts: threadTs } : {}) } };
   }
@@ -247,23 +262,22 @@ export class FakeWorkspace {
     return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
   }
 
-  /** Every message of a channel (or of one thread of it) as the API returns it, oldest first: people's (seeded)
-   * and the bot's. */
-  #channelMessages(channel: string, threadTs?: string): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
-    const mine = threadTs === undefined ? this.messages.filter((message) => message.channel === channel) : [...(this.#byThread.get(`${channel}/${threadTs}`) ?? [])];
-    const own = mine
-      .map((message) => ({ type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}), ...(message.blocks ? { blocks: message.blocks } : {}) }));
-    const people = this.seeded
-      .filter((message) => message.channel === channel)
-      .map((message) => ({
-        type: 'message',
-        ts: message.ts,
-        text: message.text,
-        ...(message.user ? { user: message.user } : {}),
-        ...(message.botId ? { bot_id: message.botId, subtype: 'bot_message', username: message.botName ?? 'a bot', bot_profile: { name: message.botName ?? 'a bot' } } : {}),
-        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-      }));
-    return [...own, ...people].sort((a, b) => Number(a.ts) - Number(b.ts));
+  /** Messages as the API returns them, oldest first: the bot's own (PostedMessage) and people's (seeded). */
+  #asApi(messages: Array<PostedMessage | SeededMessage>): Array<Record<string, unknown> & { ts: string; thread_ts?: string }> {
+    return messages
+      .map((message) =>
+        'edits' in message
+          ? { type: 'message', ts: message.ts, user: this.info.botUserId, bot_id: this.info.botId, text: message.text, ...(message.threadTs ? { thread_ts: message.threadTs } : {}), ...(message.blocks ? { blocks: message.blocks } : {}) }
+          : {
+              type: 'message',
+              ts: message.ts,
+              text: message.text,
+              ...(message.user ? { user: message.user } : {}),
+              ...(message.botId ? { bot_id: message.botId, subtype: 'bot_message', username: message.botName ?? 'a bot', bot_profile: { name: message.botName ?? 'a bot' } } : {}),
+              ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+            },
+      )
+      .sort((a, b) => Number(a.ts) - Number(b.ts));
   }
 
   /** The thread's root then its replies, oldest first, up to `latest`; `limit` per page with a cursor (an index). */
@@ -276,7 +290,8 @@ export class FakeWorkspace {
     const inclusive = params.inclusive === true || params.inclusive === 'true';
     const inRange = (at: number) => (inclusive ? at <= latest && at >= oldest : at < latest && at > oldest);
     // The parent message comes first whatever the range, as in Slack.
-    const all = this.#channelMessages(channel, ts).filter((message) => message.ts === ts || (message.thread_ts === ts && inRange(Number(message.ts))));
+    const thread = `${channel}/${ts}`;
+    const all = this.#asApi([...(this.#byThread.get(thread) ?? []), ...(this.#seededByThread.get(thread) ?? [])]).filter((message) => message.ts === ts || (message.thread_ts === ts && inRange(Number(message.ts))));
     if (all.length === 0) return fail('thread_not_found');
     const limit = Math.min(Number(params.limit ?? 1000) || 1000, 1000);
     const start = Number(str(params, 'cursor') ?? 0);
@@ -291,7 +306,7 @@ export class FakeWorkspace {
     if (!channel) return fail('channel_not_found');
     const latest = Number(str(params, 'latest') ?? Infinity);
     const limit = Math.min(Number(params.limit ?? 100) || 100, 999);
-    const top = this.#channelMessages(channel).filter((message) => (message.thread_ts === undefined || message.thread_ts === message.ts) && Number(message.ts) < latest);
+    const top = this.#asApi(this.#topLevel.get(channel) ?? []).filter((message) => Number(message.ts) < latest);
     return { ok: true, messages: top.reverse().slice(0, limit), has_more: top.length > limit };
   }
 
@@ -349,7 +364,7 @@ export class FakeWorkspace {
     const content = streamContent(params);
     if (typeof content === 'string') return fail(content);
     if (content.text === '' && content.blocks.length === 0 && content.tasks.length === 0) return fail('no_text');
-    const message: PostedMessage = { channel, ts: this.#nextTs(), threadTs, text: content.text, edits: [], postedAt: Date.now(), stream: 'streaming', markdown: true };
+    const message: PostedMessage = { channel, ts: this.nextTs(), threadTs, text: content.text, edits: [], postedAt: Date.now(), stream: 'streaming', markdown: true };
     applyStream(message, content, false);
     this.#add(message);
     return { ok: true, channel, ts: message.ts };
@@ -377,8 +392,9 @@ export class FakeWorkspace {
     if (!message) return fail('message_not_found');
     this.messages.splice(this.messages.indexOf(message), 1);
     this.#byTs.delete(`${message.channel}/${message.ts}`);
-    const thread = this.#byThread.get(`${message.channel}/${message.threadTs ?? message.ts}`);
-    thread?.splice(thread.indexOf(message), 1);
+    for (const list of [this.#byThread.get(`${message.channel}/${message.threadTs ?? message.ts}`), this.#topLevel.get(message.channel)]) {
+      if (list?.includes(message)) list.splice(list.indexOf(message), 1);
+    }
     this.deleted.push(message);
     return { ok: true, channel, ts: str(params, 'ts') };
   }
@@ -417,6 +433,6 @@ export class FakeWorkspace {
     if (typeof content === 'string') return fail(content);
     const threadTs = str(params, 'thread_ts');
     this.ephemerals.push({ channel, user, text: content.text, at: Date.now(), ...(threadTs ? { threadTs } : {}) });
-    return { ok: true, message_ts: this.#nextTs() };
+    return { ok: true, message_ts: this.nextTs() };
   }
 }
