@@ -1,4 +1,4 @@
-// Slash commands, autocomplete and buttons (approval, Stop): each acknowledged within Discord's 3 seconds.
+// Slash commands, autocomplete and buttons (approval, Stop, MCP Connect): each acknowledged within Discord's 3 seconds.
 import { type AutocompleteInteraction, type ChatInputCommandInteraction, type Interaction, MessageFlags } from 'discord.js';
 import type { Engine } from '../../src/agent/engine.ts';
 import type { ApprovalRuntime } from '../../src/approvals/index.ts';
@@ -21,6 +21,8 @@ import type { TurnStops } from '../../src/chats/stop.ts';
 import type { DiscordTurns } from './turns.ts';
 import type { Installer } from '../../src/install/index.ts';
 import { installWords, runInstallInteraction } from './installCommands.ts';
+import { answerConnectClick, CONNECT_PREFIX } from './mcpConnect.ts';
+import type { SignIns } from '../../src/mcp/signIn.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -38,6 +40,8 @@ export interface InteractionDeps {
   stops: TurnStops;
   log: Logger;
   installer: Installer;
+  /** MCP sign-ins (absent: no server configured): a Connect click's link. */
+  signIns?: SignIns;
 }
 
 const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
@@ -147,6 +151,7 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
+    else if (interaction.customId.startsWith(CONNECT_PREFIX)) await answerConnectClick(interaction, deps);
     return;
   }
   if (interaction.isAutocomplete()) return autocomplete(interaction, deps);

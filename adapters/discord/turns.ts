@@ -6,6 +6,7 @@ import { readDiscordContext } from './threadContext.ts';
 import type { ChatActivity } from './chatActivity.ts';
 import { type CommandReplies, turnKey } from './commandReplies.ts';
 import type { DiscordApi } from './discordApi.ts';
+import { connectMessage } from './mcpConnect.ts';
 import { ChannelOutlet, type Outlet } from './outlets.ts';
 import { channelOfChat } from './places.ts';
 import type { TurnHints } from './turnHints.ts';
@@ -49,6 +50,12 @@ export class DiscordTurns implements PlatformPort {
   async tellPrivately(_chatId: string, userId: string, text: string): Promise<void> {
     const dm = await this.api.openDm(userId);
     await this.api.post(dm, { content: text });
+  }
+
+  /** A sign-in link is shown ephemerally, so the person is asked in the thread to click for it (mcpConnect.ts). */
+  async askToConnect(chatId: string, userId: string, server: string): Promise<void> {
+    await this.api.post(channelOfChat(chatId), connectMessage(server, userId));
+    this.activity.posted(chatId);
   }
 
   /** Ordinary messages in a chat's channel; each post tells a command reply waiting in that chat. */

@@ -1,5 +1,6 @@
-// The App Home tab: the skills this person may run with `/skill` (descriptions, argument hints), and their own
-// live session approvals (the grants `skillbot grants list` shows), each with a Revoke button.
+// The App Home tab: the skills this person may run with `/skill` (descriptions, argument hints), their own
+// live session approvals (the grants `skillbot grants list` shows), each with a Revoke button, and the MCP
+// servers they signed in to, each with a Disconnect button (homeConnections.ts).
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
 import type { App } from '../../src/app.ts';
@@ -7,6 +8,7 @@ import type { Grant, Grants } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import type { Skill } from '../../src/skills/types.ts';
 import type { SlackBlock } from './approvalCard.ts';
+import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
 import { slackThreadOf, slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
@@ -89,7 +91,7 @@ async function ownGrants(grants: Grants, teamId: string, userId: string): Promis
 async function publish(deps: AppHomeDeps, grants: Grants, teamId: string, userId: string, dmChannel: string | undefined): Promise<void> {
   // The Home tab belongs to the DM with the bot: its world says which skills the person may run from there.
   const skills = dmChannel ? deps.app.engine.invocableSkills(slackWorldId(teamId, dmChannel)) : [];
-  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now())];
+  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.app.mcp, userId))];
   await deps.api.publishHome({ userId, blocks });
 }
 
@@ -135,6 +137,22 @@ export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): void {
       const removed = await grants.revoke(ref.data);
       deps.logger.info({ chatId: ref.data.chatId, skill: ref.data.skillId, by: userId, removed }, 'session grant revoked from the Home tab');
     }
+    await publish(deps, grants, teamId, userId, dmOf.get(`${teamId}:${userId}`)).catch((error: unknown) =>
+      deps.logger.warn({ err: slackErrorCode(error) }, 'publishing the Home tab failed'),
+    );
+  });
+
+  bolt.action(HOME_MCP_DISCONNECT_ACTION_ID, async ({ ack, body, context }) => {
+    await ack();
+    const parsed = disconnectClickSchema.safeParse(body);
+    const teamId = context.teamId ?? (body as { team?: { id?: string } | null }).team?.id;
+    if (!parsed.success || !teamId) {
+      deps.logger.warn('malformed Home tab click ignored');
+      return;
+    }
+    // The clicker's own sign-in, whatever the button says: nobody disconnects another person.
+    const userId = parsed.data.user.id;
+    await deps.app.mcp?.disconnect(parsed.data.actions[0]!.value, userId);
     await publish(deps, grants, teamId, userId, dmOf.get(`${teamId}:${userId}`)).catch((error: unknown) =>
       deps.logger.warn({ err: slackErrorCode(error) }, 'publishing the Home tab failed'),
     );

@@ -20,7 +20,7 @@ import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { emptyUsage, type UsageTotals } from './usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
-import type { McpTools } from '../mcp/mcpTools.ts';
+import { type McpTools, privateReach } from '../mcp/mcpTools.ts';
 
 export interface EngineDeps extends ToolDeps {
   config: Config;
@@ -171,8 +171,8 @@ export class Engine {
     const opening: MessageParam[] = withFiles(await turnOpening(this.deps, turn, message), filesIn);
     const catalog = this.catalogs.forWorld(snapshot, settings);
     const system = buildSystemPrompt(catalog.text, promptPlatform(message.worldId));
-    const tellPrivately = platform.tellPrivately === undefined ? {} : { tellPrivately: (text: string) => platform.tellPrivately!(message.chatId, message.userId, text) };
-    const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, egressAllow: settings.egressAllow, ...tellPrivately });
+    const reach = privateReach(platform, message.chatId, message.userId);
+    const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, egressAllow: settings.egressAllow, ...reach });
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     const result = await runLoop({
       client: this.deps.client,

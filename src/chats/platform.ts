@@ -99,7 +99,13 @@ export interface PlatformPort {
    * message in the thread, Discord a direct message, the terminal prints it. Throws when it cannot.
    */
   tellPrivately?(chatId: string, userId: string, text: string): Promise<void>;
+  /**
+   * Asks one person, in the chat, to connect their own account to an MCP server, where a link can reach them alone
+   * only in answer to their own click (Discord: a message naming them with a Connect button; the click is answered
+   * ephemerally with the link the core kept, `SignIns.pendingLink`). Without it the link goes by `tellPrivately`.
+   */
+  askToConnect?(chatId: string, userId: string, server: string): Promise<void>;
 }
 
 /** What a turn may ask of the platform it runs for. */
-export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext' | 'tellPrivately'>;
+export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext' | 'tellPrivately' | 'askToConnect'>;

@@ -20,6 +20,16 @@ export interface ServerState {
   tools: string[];
 }
 
+/**
+ * A stdio server is probed with the network where the defaults or any world list it under `network` (with that
+ * world's egressAllow), as that world would run it: a server that needs the network is not reported failed for
+ * lacking it.
+ */
+function probeNetwork(config: Config, name: string): { network: boolean; egressAllow: string[] } {
+  const lists = [config.defaults, ...Object.values(config.worlds)].find((world) => (world.network ?? []).some((entry) => entry === '*' || entry === name));
+  return lists === undefined ? { network: false, egressAllow: [] } : { network: true, egressAllow: lists.egressAllow ?? config.defaults.egressAllow };
+}
+
 /** Every configured server, reached once (stdio in the sandbox, remote as nobody signed in), then closed. */
 export async function probeServers(config: Config, store: Store, stateKey: Buffer): Promise<ServerState[]> {
   const logger = silentLogger();
@@ -30,7 +40,7 @@ export async function probeServers(config: Config, store: Store, stateKey: Buffe
   try {
     return await Promise.all(
       config.mcp.servers.map(async (server): Promise<ServerState> => {
-        const result = await connections.get(server, { worldId: 'skillbot:cli', personId: 'skillbot:cli', network: false });
+        const result = await connections.get(server, { worldId: 'skillbot:cli', personId: 'skillbot:cli', ...probeNetwork(config, server.name) });
         if (result.ok) return { name: server.name, type: server.type, state: 'connected', tools: result.tools().map((tool) => tool.name) };
         if (result.signIn !== undefined) return { name: server.name, type: server.type, state: 'needs sign-in', why: 'each person signs in with their own account when a call needs it', tools: [] };
         return { name: server.name, type: server.type, state: 'failed', why: result.why, tools: [] };

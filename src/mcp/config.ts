@@ -106,3 +106,21 @@ export function worldAllowsServer(mcp: readonly string[], server: string): boole
 export function skipsApproval(noApproval: readonly string[], server: string, fullName: string): boolean {
   return noApproval.includes(fullName) || noApproval.includes(`mcp__${server}__*`);
 }
+
+/** Package runners that download what they run each time they start (`npx -y pkg`, `uvx pkg`, …). */
+const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
+
+/**
+ * Why a stdio server started by a package runner may not answer, and what to write instead; '' for any other.
+ * In the sandbox the runner has an empty home of its own, so it downloads the package on every start, and without
+ * the network it waits until MCP_TIMEOUT_MS without a word.
+ */
+export function runnerHint(server: McpServerConfig, networked: boolean): string {
+  if (server.type !== 'stdio') return '';
+  const runner = server.command.split('/').pop() ?? '';
+  if (!PACKAGE_RUNNERS.has(runner)) return '';
+  const instead = 'install the package where the bot runs and name its file as the command (e.g. /opt/mcp/node_modules/.bin/<its bin>), which needs no network (docs/mcp.md)';
+  return networked
+    ? `. ${runner} downloads the package through the egress proxy on every start: its errors and the proxy's refusals are in the bot's log; or ${instead}`
+    : `. ${runner} downloads the package when it starts, and this server has no network: ${instead}, or list the server under the world's network`;
+}

@@ -9,7 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { foldersToSee, type ServiceLauncher } from '../exec/longRunning.ts';
 import type { Logger } from '../ops/log.ts';
-import type { McpServerConfig } from './config.ts';
+import { type McpServerConfig, runnerHint } from './config.ts';
 import { SandboxTransport } from './sandboxTransport.ts';
 
 export const CLIENT_INFO = { name: 'skillbot', version: '1.0.0' };
@@ -144,7 +144,7 @@ class ServerConnection {
         return { ok: false, why: `the MCP server ${name} refused the bot's credentials (401)` };
       }
       this.deps.logger.warn({ server: name, err: (error as Error).message }, 'MCP server could not be reached');
-      return { ok: false, why: `the MCP server ${name} could not be reached: ${oneLine((error as Error).message)}` };
+      return { ok: false, why: `the MCP server ${name} could not be reached: ${oneLine((error as Error).message)}${runnerHint(this.server, this.scope.network)}` };
     }
     client.onclose = () => {
       if (this.closing) return;

@@ -18,6 +18,13 @@ export interface Mcp {
   connections: McpConnections;
   /** Per-person sign-in: the callback route's work, `skillbot mcp disconnect`. */
   signIns: SignIns;
+  /** The servers people sign in to one by one, and whether this person is connected to each (Slack's App Home). */
+  accounts(personId: string): Promise<Array<{ server: string; connected: boolean }>>;
+  /**
+   * Removes the person's sign-in to a server and closes their live connection here, so their next call asks them to
+   * connect again; false when the server is not one people sign in to, or they were not connected.
+   */
+  disconnect(server: string, personId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -62,5 +69,21 @@ export function mcpFromConfig(
     logger,
     signIns,
   });
-  return { tools, connections, signIns, close: () => connections.close() };
+  const personal = config.mcp.servers.filter((server) => server.type !== 'stdio' && Object.keys(server.headers).length === 0);
+  return {
+    tools,
+    connections,
+    signIns,
+    accounts: (personId) => Promise.all(personal.map(async (server) => ({ server: server.name, connected: await signIns.connected(server.name, personId) }))),
+    async disconnect(name, personId) {
+      const server = personal.find((entry) => entry.name === name);
+      if (server === undefined) return false;
+      const had = await signIns.disconnect(server.name, personId);
+      // Other instances' connections read the (now empty) tokens on their next request and meet a 401 there.
+      await connections.reset(server, personId);
+      logger.info({ server: server.name, personId, had }, 'MCP sign-in removed');
+      return had;
+    },
+    close: () => connections.close(),
+  };
 }

@@ -7,7 +7,7 @@ import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { type McpServerConfig, type McpSettings, worldAllowsServer } from './config.ts';
 import type { Connected, McpConnections, NotConnected } from './connections.ts';
-import type { SignIns } from './signIn.ts';
+import { type SignIns, signInText } from './signIn.ts';
 import { ArgumentChecker, callMcpTool, type CallTurn, type ServerLink } from './toolCall.ts';
 import { buildWorldTools, CALL_MCP_TOOL, describeFound, FIND_MCP_TOOLS, searchTools, type WorldTools } from './toolCatalog.ts';
 
@@ -35,6 +35,23 @@ export interface McpTurn extends CallTurn {
   notice(text: string): void;
   /** Tells the requester something only they see (a sign-in link); absent where the platform cannot. */
   tellPrivately?(text: string): Promise<void>;
+  /** Asks the requester in the chat to connect (Discord's Connect button); their click gets the kept link. */
+  askToConnect?(server: string): Promise<void>;
+}
+
+/** The part of a platform port (src/chats/platform.ts) that reaches one person privately. */
+interface PrivateWays {
+  tellPrivately?(chatId: string, userId: string, text: string): Promise<void>;
+  askToConnect?(chatId: string, userId: string, server: string): Promise<void>;
+}
+
+/** How a turn reaches its requester privately, from the platform it runs for. */
+export function privateReach(platform: PrivateWays, chatId: string, userId: string): Pick<McpTurn, 'tellPrivately' | 'askToConnect'> {
+  const { tellPrivately, askToConnect } = platform;
+  return {
+    ...(tellPrivately === undefined ? {} : { tellPrivately: (text: string) => tellPrivately.call(platform, chatId, userId, text) }),
+    ...(askToConnect === undefined ? {} : { askToConnect: (server: string) => askToConnect.call(platform, chatId, userId, server) }),
+  };
 }
 
 export interface TurnTools {
@@ -148,10 +165,15 @@ export class McpTools {
       reset: () => this.deps.connections.reset(server, turn.requesterId),
       signIn: async (url) => {
         const signIns = this.deps.signIns;
-        if (signIns === undefined || turn.tellPrivately === undefined) {
+        if (signIns === undefined || (turn.tellPrivately === undefined && turn.askToConnect === undefined)) {
           return { ok: false, why: `the MCP server ${server.name} needs the person to sign in, and this chat cannot send them the link privately` };
         }
-        await turn.tellPrivately(`To let Claude use ${server.name} for you, connect your account: ${url}\nThe link is yours alone. Your waiting request goes on once you are connected.`);
+        if (turn.askToConnect !== undefined) {
+          await signIns.rememberLink(server.name, turn.requesterId, url);
+          await turn.askToConnect(server.name);
+        } else {
+          await turn.tellPrivately!(signInText(server.name, url));
+        }
         turn.progress(`Waiting for you to connect ${server.name}…`);
         const connected = await signIns.waitFor(server.name, turn.requesterId, turn.approvalTimeoutMs, turn.signal);
         if (!connected) return { ok: false, why: `the person did not connect their ${server.name} account in time; asking again sends a new link` };

@@ -12,6 +12,11 @@ import type { TokenVault } from './tokenVault.ts';
 
 export const CALLBACK_PATH = '/mcp/oauth/callback';
 
+/** What the person reads with their link, on every platform. */
+export function signInText(server: string, url: string): string {
+  return `To let Claude use ${server} for you, connect your account: ${url}\nThe link is yours alone. Your waiting request goes on once you are connected.`;
+}
+
 type RemoteServer = McpServerConfig & { type: 'http' | 'sse' };
 
 /** The SDK's view of one person's sign-in to one server; `pendingUrl` is where the SDK last sent them. */
@@ -126,6 +131,8 @@ export class SignIns {
       return { ok: false, why: `The sign-in to ${server.name} failed: ${(caught as Error).message.slice(0, 200)}` };
     }
     this.logger.info({ server: server.name, personId: pending.personId }, 'MCP sign-in completed');
+    // A later click on the person's Connect button finds no link, and is told they are connected.
+    await this.vault.forgetLink(server.name, pending.personId).catch((error: unknown) => this.logger.warn({ err: error }, 'forgetting a used sign-in link failed'));
     this.done.emit(`${server.name}\0${pending.personId}`);
     return { ok: true, server: server.name, personId: pending.personId };
   }
@@ -158,8 +165,23 @@ export class SignIns {
     });
   }
 
-  /** `skillbot mcp disconnect`: the person's tokens go; true when there were some. */
+  /** `skillbot mcp disconnect` and Slack's App Home: the person's tokens go; true when there were some. */
   disconnect(server: string, personId: string): Promise<boolean> {
     return this.vault.forget(server, personId);
+  }
+
+  /** Keeps the link a person was sent, for a platform that shows it only when they click (Discord). */
+  rememberLink(server: string, personId: string, url: string): Promise<void> {
+    return this.vault.rememberLink(server, personId, url);
+  }
+
+  /** The person's sign-in link to the server while it works; undefined when none is pending (or it was used). */
+  pendingLink(server: string, personId: string): Promise<string | undefined> {
+    return this.vault.link(server, personId);
+  }
+
+  /** Whether the person holds tokens for the server (they may still be refused if revoked). */
+  async connected(server: string, personId: string): Promise<boolean> {
+    return (await this.vault.person(server, personId)).tokens !== undefined;
   }
 }

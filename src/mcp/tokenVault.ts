@@ -14,6 +14,8 @@ export interface SignInRecord {
 const sealedSchema = z.object({ v: z.literal(1), iv: z.string(), tag: z.string(), data: z.string() });
 /** Sign-ins are kept a long while; a refresh token's own lifetime decides more than this. */
 const KEEP_MS = 180 * 24 * 60 * 60 * 1000;
+/** How long a sign-in link works: its OAuth `state` is kept this long. */
+const STATE_MS = 10 * 60 * 1000;
 
 export class TokenVault {
   private readonly key: Buffer;
@@ -69,6 +71,7 @@ export class TokenVault {
   async forget(server: string, personId: string): Promise<boolean> {
     const had = (await this.person(server, personId)).tokens !== undefined;
     await this.store.delete('mcp', TokenVault.key('person', server, personId));
+    await this.store.delete('mcp', TokenVault.key('link', server, personId));
     const people = (await this.people(server)).filter((id) => id !== personId);
     await this.store.set('mcp', TokenVault.key('people', server), this.seal(people), KEEP_MS);
     return had;
@@ -83,9 +86,26 @@ export class TokenVault {
     await this.store.set('mcp', TokenVault.key('client', server), this.seal(client), KEEP_MS);
   }
 
+  /**
+   * The link a person was last sent to sign in with, while its `state` lives (10 minutes): where the platform shows
+   * it only in answer to the person's own click (Discord's Connect button), any instance finds it here.
+   */
+  async rememberLink(server: string, personId: string, url: string): Promise<void> {
+    await this.store.set('mcp', TokenVault.key('link', server, personId), this.seal(url), STATE_MS);
+  }
+
+  async link(server: string, personId: string): Promise<string | undefined> {
+    const url = this.open<unknown>(await this.store.get('mcp', TokenVault.key('link', server, personId)));
+    return typeof url === 'string' ? url : undefined;
+  }
+
+  async forgetLink(server: string, personId: string): Promise<void> {
+    await this.store.delete('mcp', TokenVault.key('link', server, personId));
+  }
+
   /** A sign-in under way: the OAuth `state` names the server and the person (10 minutes). */
   async rememberState(state: string, pending: { server: string; personId: string }): Promise<void> {
-    await this.store.set('mcp', `oauth:state:${state}`, this.seal(pending), 10 * 60 * 1000);
+    await this.store.set('mcp', `oauth:state:${state}`, this.seal(pending), STATE_MS);
   }
 
   async takeState(state: string): Promise<{ server: string; personId: string } | undefined> {

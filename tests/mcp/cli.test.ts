@@ -74,6 +74,23 @@ describe('skillbot mcp', () => {
     expect(doctor.stdout).toMatch(/^warn {2}mcp needs: notes-to-notion: its instructions call tools of the MCP server notion, which no world offers/m);
   }, 60_000);
 
+  it('list: a server started with npx and no network says why it does not answer and what to write instead; the installed bin path connects', async () => {
+    const config = join(dir, 'runners.yaml');
+    const bin = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'mcp-server-everything');
+    await writeFile(config, ['mcpServers:', '  fetched: { command: npx, args: ["-y", "@modelcontextprotocol/server-everything"] }', `  installed: { command: ${JSON.stringify(bin)} }`, ''].join('\n'));
+    const saved = env;
+    env = { ...env, SKILLBOT_CONFIG: config, MCP_TIMEOUT_MS: '3000' };
+    try {
+      const { stdout } = await run(['mcp', 'list']);
+      expect(stdout).toMatch(
+        /^fetched {2}stdio {2}failed: the MCP server fetched could not be reached: .+\. npx downloads the package when it starts, and this server has no network: install the package where the bot runs and name its file as the command \(e\.g\. \/opt\/mcp\/node_modules\/\.bin\/<its bin>\)/m,
+      );
+      expect(stdout).toContain('installed  stdio  connected');
+    } finally {
+      env = saved;
+    }
+  }, 60_000);
+
   it('an unset ${VAR} stops the start with one line naming it', async () => {
     await writeFile(env.SKILLBOT_CONFIG!, 'mcpServers:\n  linear: { type: http, url: "https://x.example/mcp", headers: { Authorization: "Bearer ${LINEAR_TOKEN}" } }\n');
     const { code, stderr } = await run(['mcp', 'list']);

@@ -40,7 +40,7 @@ for (const [name, makeDriver] of [['Slack', slackDriver], ['Discord', discordDri
     it('sends the sign-in link to the requester alone, privately', async () => {
       anthropic.setBrain(stepsBrain([toolUseReply('mcp__tracker__connect', {}, { text: 'Connecting.' }), (req) => textReply(`told: ${lastToolResult(req)?.content}`)], []));
       const chat = await driver.mention('alice', 'use the tracker');
-      await chat.waitForPrivateNote('alice', /^To let Claude use tracker for you, connect your account: http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/);
+      expect(await chat.signInNote('alice', 'tracker')).toMatch(/^To let Claude use tracker for you, connect your account: http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/);
       await chat.waitForAnswer(/told: Not connected to tracker: the person did not connect their tracker account in time/);
       expect(chat.answers().join('\n')).not.toContain('/authorize');
     }, 60_000);

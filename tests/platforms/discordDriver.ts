@@ -1,5 +1,6 @@
 // The platform contract's Discord side: gateway events and button interactions into discord.js, read back from
 // the Discord fake's REST record.
+import { CONNECT_PREFIX, connectCustomId } from '../../adapters/discord/mcpConnect.ts';
 import { STOP_PREFIX } from '../../adapters/discord/stop.ts';
 import { stoppedText } from '../../src/agent/engine.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
@@ -8,9 +9,10 @@ import { approvalIn, botMessages, buttonIds, type DiscordBot, startDiscordBot, t
 import type { BotSetup, Conversation, Option, Person, PlatformDriver, Question, SentFile } from './driver.ts';
 
 const isQuestion = (message: FakeMessage): boolean => message.history[0]?.includes('**Approval needed:**') === true;
-/** Progress ("⏳ Working on it…"), approval questions, "Stopped by" notes and posted files are not answers. */
+const isConnectAsk = (message: FakeMessage): boolean => buttonIds(message).some((id) => id.startsWith(CONNECT_PREFIX));
+/** Progress ("⏳ Working on it…"), approval questions, "Stopped by" notes, Connect asks and posted files are not answers. */
 const isAnswer = (message: FakeMessage): boolean =>
-  !message.content.endsWith('…') && !isQuestion(message) && !message.content.startsWith('Stopped by ') && message.attachments.length === 0;
+  !message.content.endsWith('…') && !isQuestion(message) && !message.content.startsWith('Stopped by ') && !isConnectAsk(message) && message.attachments.length === 0;
 const stopButtonOf = (message: FakeMessage): string | undefined => buttonIds(message).find((id) => id.startsWith(STOP_PREFIX));
 
 export function discordDriver(): PlatformDriver {
@@ -23,6 +25,8 @@ export function discordDriver(): PlatformDriver {
   const clicks: Record<Person, Set<string>> = { alice: new Set(), bob: new Set() };
   /** Private notes a wait has already taken: a later wait needs a new one. */
   const seenNotes = new Set<FakeMessage>();
+  /** Connect buttons already clicked. */
+  const seenAsks = new Set<FakeMessage>();
 
   const startBot = async () => {
     bot = await startDiscordBot({ discord, anthropic, skillsRoot: setup.skillsDirs, storeUrl: setup.storeUrl, env: setup.env });
@@ -92,6 +96,20 @@ export function discordDriver(): PlatformDriver {
           `a private note to ${person}`,
         );
         seenNotes.add(note);
+      },
+      async signInNote(person, server) {
+        // The thread names the person with a Connect button; their click is answered with the link, ephemerally.
+        const id = connectCustomId(server, users[person].id);
+        const ask = await discord.waitFor(() => inThread().find((message) => !seenAsks.has(message) && buttonIds(message).includes(id)), `the Connect ${server} button for ${person}`);
+        seenAsks.add(ask);
+        const interaction = discord.click(users[person], ask, id);
+        clicks[person].add(interaction.id);
+        const note = await discord.waitFor(
+          () => discord.world.messages.find((message) => message.ephemeral && message.interactionId === interaction.id && message.content.includes('connect your account')),
+          `the sign-in link to ${server} for ${person}`,
+        );
+        seenNotes.add(note);
+        return note.content;
       },
       uploadedFiles: () =>
         inThread().flatMap((message) => message.attachments.map((file) => ({ name: file.filename, text: file.bytes.toString('utf8'), caption: message.content }))),

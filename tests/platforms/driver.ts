@@ -67,6 +67,12 @@ export interface Conversation {
   waitForStopped(person: Person): Promise<void>;
   /** Waits for a note only `person` sees, reading `text` (or matching it), that no earlier wait has taken. */
   waitForPrivateNote(person: Person, text: string | RegExp): Promise<void>;
+  /**
+   * Waits until `person` is asked to connect their own account to the MCP server `server`, does what the platform
+   * asks of them to see the link (Discord: clicks the Connect button in the conversation), and returns the note
+   * holding the link, which only they see.
+   */
+  signInNote(person: Person, server: string): Promise<string>;
   /** The files the bot posted in the conversation, oldest first. */
   uploadedFiles(): PostedFile[];
 }

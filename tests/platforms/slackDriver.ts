@@ -94,6 +94,14 @@ export function slackDriver(): PlatformDriver {
         });
         seenNotes.add(note);
       },
+      async signInNote(person, server) {
+        const note = await slack.waitFor(
+          () => slack.ephemerals.find((entry) => !seenNotes.has(entry) && entry.user === USERS[person] && entry.text.startsWith(`To let Claude use ${server} for you, connect your account: `)),
+          { what: `a sign-in link to ${server} for ${person}` },
+        );
+        seenNotes.add(note);
+        return note.text;
+      },
       uploadedFiles: () =>
         slack.uploads.filter((upload) => upload.channel === CHANNEL && upload.threadTs === root).map((upload) => ({ name: upload.name, text: upload.bytes.toString('utf8'), caption: upload.title })),
     };
