@@ -21,6 +21,7 @@ import type { TurnStops } from '../../src/chats/stop.ts';
 import type { DiscordTurns } from './turns.ts';
 import type { Installer } from '../../src/install/index.ts';
 import { installWords, runInstallInteraction } from './installCommands.ts';
+import { answerPick, PICK_PREFIX } from './installPicks.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -147,6 +148,10 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
+    return;
+  }
+  if (interaction.isStringSelectMenu()) {
+    if (interaction.customId.startsWith(PICK_PREFIX)) await answerPick(interaction, deps);
     return;
   }
   if (interaction.isAutocomplete()) return autocomplete(interaction, deps);
