@@ -16,6 +16,7 @@ import type { InstalledSkills } from './installedSkills.ts';
 import { installedListText, visibleIn } from './installedList.ts';
 import { type Plan, preparePlan } from './plan.ts';
 import { type InstallSource, parseSource, sourceAllowed } from './source.ts';
+import { type FetchGuard, fetchGuard } from './sourceAddress.ts';
 
 export interface InstallerDeps {
   config: Config;
@@ -46,8 +47,10 @@ export interface Requested {
 
 export class Installer {
   readonly #bounds: InstallBounds;
+  readonly #guard: FetchGuard;
   constructor(private readonly deps: InstallerDeps) {
     this.#bounds = { ...DEFAULT_BOUNDS, maxDownloadBytes: deps.config.install.maxMB * 1024 * 1024, ...deps.bounds };
+    this.#guard = fetchGuard(deps.config.install.egressAllow, deps.config.install.githubUrl);
   }
 
   /** Who may answer an install card in this world (and remove its skills): its installers and the operator's admins. */
@@ -94,6 +97,7 @@ export class Installer {
         ...(install.policyCommand === undefined ? {} : { policyCommand: install.policyCommand }),
         executor: this.deps.executor,
         hashFolder: this.deps.hashFolder,
+        guard: this.#guard,
       },
     );
   }
@@ -188,7 +192,7 @@ export class Installer {
     await this.deps.installed.sync();
     let note: string | undefined;
     if (plan.source.kind === 'git' && origin.kind === 'git') {
-      const head = await remoteCommit(plan.source, this.#bounds).catch(() => undefined);
+      const head = await remoteCommit(plan.source, this.#bounds, this.#guard).catch(() => undefined);
       if (head !== undefined && head !== origin.commit) note = `${plan.source.ref ?? 'the default branch'} has moved to ${head.slice(0, 12)} since the review: the reviewed commit ${origin.commit.slice(0, 12)} is what was installed (\`/skills update ID\` reviews the new one).`;
     }
     return { ok: true, ids: records.map((record) => record.id), ...(note === undefined ? {} : { note }) };

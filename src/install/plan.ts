@@ -10,6 +10,7 @@ import type { Finding } from './findings.ts';
 import { askPolicy } from './policyCommand.ts';
 import { buildReview, type Review } from './review.ts';
 import { scanStaged } from './scanner.ts';
+import type { FetchGuard } from './sourceAddress.ts';
 import type { InstallSource } from './source.ts';
 import { findStagedSkills, type StagedSkill } from './stagedSkills.ts';
 import { removeStaged, type Staged } from './staging.ts';
@@ -36,6 +37,8 @@ export interface PlanDeps {
   policyCommand?: string;
   executor: Executor;
   hashFolder: HashFolder;
+  /** Where a git source may be fetched from (the private-address guard). */
+  guard: FetchGuard;
 }
 
 export interface Plan {
@@ -57,7 +60,7 @@ export interface Plan {
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; error: string };
 
 async function fetchSource(input: PlanInput, deps: PlanDeps): Promise<FetchResult> {
-  if (input.source.kind === 'git') return fetchGit(input.source, deps.stagingDir, deps.bounds);
+  if (input.source.kind === 'git') return fetchGit(input.source, deps.stagingDir, deps.bounds, deps.guard);
   if (input.file === undefined) return { ok: false, error: `the file ${input.source.name} did not come with the message` };
   return fetchArchive(input.source.name, input.file, deps.stagingDir, deps.bounds);
 }
