@@ -1,7 +1,6 @@
 // Installing, updating and removing skills from a chat or the CLI: a plan (fetched, scanned, reviewed) put to
 // the world's installers on one card; only a yes commits exactly the reviewed bytes, pinned, to the store,
 // from which every instance loads them. Every step is audited. Results are values with the text to show.
-import { join } from 'node:path';
 import { type Config, worldSettings } from '../config/config.ts';
 import type { Executor, HashFolder } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
@@ -11,6 +10,7 @@ import { type ApprovalRuntime, type AuditLog, SYSTEM_DECIDERS } from '../approva
 import { DEFAULT_BOUNDS, type InstallBounds } from './bounds.ts';
 import { bundleOf, describeDifference } from './bundle.ts';
 import { remoteCommit } from './fetchGit.ts';
+import { stagingDirOf, touchStaged } from './leftovers.ts';
 import { type InstalledSkill, changeIndex, dropBundle, readBundle, writeBundle } from './installRecords.ts';
 import type { InstalledSkills } from './installedSkills.ts';
 import { installedListText, visibleIn } from './installedList.ts';
@@ -92,7 +92,7 @@ export class Installer {
             }),
       },
       {
-        stagingDir: join(`${this.deps.config.install.dir}.staging`),
+        stagingDir: stagingDirOf(this.deps.config.install.dir),
         bounds: this.#bounds,
         ...(install.policyCommand === undefined ? {} : { policyCommand: install.policyCommand }),
         executor: this.deps.executor,
@@ -221,6 +221,8 @@ export class Installer {
           return { ok: false, text: 'Nobody can approve installs in this channel: an operator sets `installers` (or `approvers`) for it in SKILLBOT_CONFIG.' };
         }
         await this.#audit(request, label, plan.review.combinedHash, 'requested', plan.source.display);
+        // In use for as long as a card waits: a start of another instance sharing the folder must not sweep it.
+        await touchStaged(plan.staged.dir);
         const answer = await approvals.request({
           worldId: request.worldId,
           chatId: request.chatId,
