@@ -32,7 +32,7 @@ import { createModelClient, describeProvider } from './model/modelClient.ts';
 import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { countedStore } from './store/countedStore.ts';
-import { InstalledSkills, Installer } from './install/index.ts';
+import { InstalledSkills, Installer, stagingLifetimeMs, sweepLeftovers } from './install/index.ts';
 import { createStore } from './store/createStore.ts';
 import { type Mcp, mcpFromConfig } from './mcp/fromConfig.ts';
 import type { Store } from './store/types.ts';
@@ -128,6 +128,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const sealer = createRecordSealer(stateKey.secret);
   // Before the store: a folder that is not the bot's own is a config problem, reported before anything starts.
   await InstalledSkills.prepare(config.install.dir);
+  const swept = await sweepLeftovers(config.install.dir, stagingLifetimeMs(config));
+  if (swept.length > 0) logger.info({ swept }, 'removed what interrupted installs left behind');
   const metrics = new Metrics();
   const store = countedStore(await createStore(config.storeUrl, { logger, instanceId }), (operation, namespace) => metrics.storeOperations.inc({ operation, namespace }));
   const registry = await SkillRegistry.open({

@@ -2,6 +2,7 @@
 import { ButtonStyle, ComponentType, escapeMarkdown } from 'discord.js';
 import { type ApprovalOption, type ApprovalRecord, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
 import type { MessageBody } from './discordApi.ts';
+import { pickNote, pickRows, repickedText } from './installPicks.ts';
 import { DISCORD_MESSAGE_LIMIT } from './messageLimits.ts';
 
 const BUTTONS: Record<ApprovalOption, { label: string; style: ButtonStyle }> = {
@@ -63,12 +64,13 @@ export function questionMessage(record: ApprovalRecord): MessageBody {
   const foot =
     record.answerers === undefined
       ? `<@${record.requesterId}>, run this? Without an answer <t:${deadline}:R>, the choice is **${fallback}**.`
-      : `Only this channel's installers can answer. Without an answer <t:${deadline}:R>, the choice is **${fallback}**.`;
+      : `Only this channel's installers can answer. Without an answer <t:${deadline}:R>, the choice is **${fallback}**.${pickNote(record)}`;
   const { content, attach } = compose(record, head, foot);
   return {
     content,
     ...(attach ? { files: [{ name: attachmentName(record), content: `${record.title}\n\n${record.body}\n` }] } : {}),
     components: [
+      ...pickRows(record),
       {
         type: ComponentType.ActionRow,
         components: record.options.map((option) => ({
@@ -87,6 +89,7 @@ export function questionMessage(record: ApprovalRecord): MessageBody {
 export function describeOutcome(record: ApprovalRecord): string {
   const verdict = VERDICTS[record.option ?? record.defaultOption];
   const by = record.decidedBy ?? '';
+  if (record.repicked !== undefined) return repickedText(record.repicked);
   if (!by.startsWith(SYSTEM_DECIDER_PREFIX) && by !== '') return `${verdict} by <@${by}>.`;
   switch (record.outcome) {
     case 'timeout':

@@ -41,6 +41,7 @@ export const SLASH_COMMANDS = [
       },
       { type: ApplicationCommandOptionType.String, name: 'source', description: 'install: github:owner/repo[/path][@ref] or a git URL', required: false, max_length: 500 },
       { type: ApplicationCommandOptionType.String, name: 'id', description: 'update, remove: the installed skill', required: false, max_length: 100 },
+      { type: ApplicationCommandOptionType.String, name: 'skill', description: 'install: only these skills of a collection (names, comma-separated)', required: false, max_length: 500 },
     ],
     ...WHERE,
   },

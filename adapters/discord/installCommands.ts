@@ -23,7 +23,9 @@ export function installWords(interaction: ChatInputCommandInteraction): string |
   const command = interaction.options.getString('command');
   if (command === null) return undefined;
   const arg = command === 'install' ? interaction.options.getString('source') : interaction.options.getString('id');
-  return `${command} ${arg ?? ''}`.trim();
+  // `skill`: names of a collection's skills to install (spaces or commas between them), as `--skill` in Slack.
+  const picks = command === 'install' ? (interaction.options.getString('skill') ?? '').split(/[\s,]+/).filter((name) => name !== '') : [];
+  return [command, arg ?? '', ...picks.map((name) => `--skill ${name}`)].join(' ').trim();
 }
 
 /** Splits at line ends into messages Discord accepts. */
@@ -67,7 +69,8 @@ export async function runInstallInteraction(interaction: ChatInputCommandInterac
     await interaction.reply({ content: removed.ok ? `${removed.text} (by <@${userId}>)` : removed.text, ...(removed.ok ? { allowedMentions: { parse: [] } } : { flags: MessageFlags.Ephemeral }) });
     return;
   }
-  const what = command.kind === 'update' ? `an update of \`${command.id}\`` : `installing \`${command.source}\``;
+  const picked = command.kind === 'install' && command.pick.length > 0 ? ` (only ${command.pick.map((name) => `\`${name}\``).join(', ')})` : '';
+  const what = command.kind === 'update' ? `an update of \`${command.id}\`` : `installing \`${command.source}\`${picked}`;
   const response = await interaction.reply({ content: `<@${userId}> asked for ${what}: fetching and scanning it; the review follows in the thread.`, allowedMentions: { parse: [] }, withResponse: true });
   let place: Place;
   if (location.kind === 'channel') {
@@ -85,7 +88,7 @@ export async function runInstallInteraction(interaction: ChatInputCommandInterac
     place = location.place;
   }
   const requested = { worldId: place.worldId, chatId: place.chatId, requesterId: userId };
-  const result = command.kind === 'update' ? await deps.installer.update({ ...requested, id: command.id }) : await deps.installer.install({ ...requested, source: command.source });
+  const result = command.kind === 'update' ? await deps.installer.update({ ...requested, id: command.id }) : await deps.installer.install({ ...requested, source: command.source, pick: command.pick });
   await postAll(deps, place.channelId, result.text);
 }
 

@@ -23,6 +23,7 @@ import type { Installer } from '../../src/install/index.ts';
 import { installWords, runInstallInteraction } from './installCommands.ts';
 import { answerConnectClick, CONNECT_PREFIX } from './mcpConnect.ts';
 import type { SignIns } from '../../src/mcp/signIn.ts';
+import { answerPick, PICK_PREFIX } from './installPicks.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -152,6 +153,10 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
     else if (interaction.customId.startsWith(CONNECT_PREFIX)) await answerConnectClick(interaction, deps);
+    return;
+  }
+  if (interaction.isStringSelectMenu()) {
+    if (interaction.customId.startsWith(PICK_PREFIX)) await answerPick(interaction, deps);
     return;
   }
   if (interaction.isAutocomplete()) return autocomplete(interaction, deps);

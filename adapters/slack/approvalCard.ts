@@ -3,6 +3,7 @@ import type { types } from '@slack/bolt';
 import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
 import { visible } from '../../src/text/visible.ts';
 import { MCP_CONTENT } from '../../src/mcp/approvalCard.ts';
+import { pickBlocks, repickedText } from './installPicks.ts';
 import { safeText } from './slackText.ts';
 
 export type SlackBlock = types.KnownBlock;
@@ -108,6 +109,7 @@ export function approvalBlocks(record: ApprovalRecord): SlackBlock[] {
         },
       ],
     },
+    ...pickBlocks(record),
     { type: 'actions', block_id: `hitl:${record.id}`, elements: buttons },
   ];
 }
@@ -122,6 +124,7 @@ export function outcomeText(record: ApprovalRecord): string {
     case 'yes_in_session':
       return `:white_check_mark: Approved for this thread by ${person(by)}.`;
     case 'no':
+      if (record.repicked !== undefined) return repickedText(record.repicked);
       return system ? ':no_entry_sign: Nobody could be asked, so the default (no) applied: not run.' : `:no_entry_sign: Declined by ${person(by)}: not run.`;
     case 'timeout':
       return ':hourglass: Expired: nobody answered in time, not run.';

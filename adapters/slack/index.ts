@@ -6,6 +6,7 @@ import { ConfigError } from '../../src/config/config.ts';
 import type { HttpServer } from '../../src/ops/httpServer.ts';
 import { registerAppHome } from './appHome.ts';
 import { registerApprovalClicks } from './approvalClicks.ts';
+import { registerInstallPicks } from './installPicks.ts';
 import { registerAssistantThreads } from './assistantThreads.ts';
 import { SlackApprovalPresenter } from './approvalPresenter.ts';
 import { boltLogger } from './boltLogger.ts';
@@ -82,6 +83,7 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
   registerMessageEvents(bolt, { ...turnDeps, accepting: () => accepting });
   registerCommands(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
   registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
+  registerInstallPicks(bolt, { app, api, dedupe, tasks, logger });
   registerAssistantThreads(bolt, { app, api, logger });
   registerAppHome(bolt, { app, api, logger });
   registerStopClicks(bolt, { app, api, dedupe, tasks, logger });

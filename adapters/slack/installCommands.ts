@@ -41,7 +41,8 @@ export async function runInstallCommand(deps: InstallDeps, place: InstallPlace, 
   }
   const shared = command.kind === 'install' ? (place.files ?? []).find((file) => /\.(skill|zip)$/i.test(file.name)) : undefined;
   if (command.kind === 'install' && command.source === '' && shared === undefined) return safeText('Name a source, or share a .skill file in a thread and mention me with `skills install`.');
-  const what = command.kind === 'update' ? `an update of \`${safeText(command.id)}\`` : `installing \`${safeText(shared?.name ?? command.source)}\``;
+  const picked = command.kind === 'install' && command.pick.length > 0 ? ` (only ${command.pick.map((name) => `\`${safeText(name)}\``).join(', ')})` : '';
+  const what = command.kind === 'update' ? `an update of \`${safeText(command.id)}\`` : `installing \`${safeText(shared?.name ?? command.source)}\`${picked}`;
   let threadTs = place.threadTs;
   if (threadTs === undefined) {
     threadTs = await deps.api.post({ channel: place.channelId, text: `${person(place.userId)} asked for ${what}: fetching and scanning it; the review follows in this thread.` });
@@ -62,7 +63,7 @@ export async function runInstallCommand(deps: InstallDeps, place: InstallPlace, 
   const result =
     command.kind === 'update'
       ? await app.installer.update({ ...requested, id: command.id })
-      : await app.installer.install({ ...requested, source: command.source, ...(file ? { file } : {}) });
+      : await app.installer.install({ ...requested, source: command.source, pick: command.pick, ...(file ? { file } : {}) });
   await postLong(deps, place.channelId, threadTs, result.text);
   return undefined;
 }

@@ -23,6 +23,8 @@ export const SYSTEM_DECIDERS = {
   integrity: `${SYSTEM_DECIDER_PREFIX}integrity`,
   /** Local only: the runtime closed with `handOver`, leaving the stored question pending for another instance. */
   handover: `${SYSTEM_DECIDER_PREFIX}handover`,
+  /** Someone picked other choices (ApprovalRuntime.replace): a new question asks for exactly those. */
+  replaced: `${SYSTEM_DECIDER_PREFIX}replaced`,
 } as const;
 
 /** `slack:T1:C1` → `slack`: the platform whose presenter renders a world's questions. */
@@ -64,6 +66,7 @@ export function newApprovalRecord(input: ApprovalRequestInput, createdAt: number
     instanceId,
     ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
     ...(input.answerers === undefined ? {} : { answerers: [...input.answerers] }),
+    ...(input.picks === undefined ? {} : { picks: { choices: [...input.picks.choices], picked: [...input.picks.picked] } }),
   };
 }
 
@@ -107,7 +110,8 @@ export function sameQuestion(record: ApprovalRecord, input: ApprovalRequestInput
     itemsText(record.items) === itemsText(input.items) &&
     record.options.join(',') === (input.options ?? APPROVAL_OPTIONS).join(',') &&
     record.defaultOption === (input.defaultOption ?? 'no') &&
-    JSON.stringify(record.answerers) === JSON.stringify(input.answerers)
+    JSON.stringify(record.answerers) === JSON.stringify(input.answerers) &&
+    JSON.stringify(record.picks) === JSON.stringify(input.picks)
   );
 }
 
@@ -125,8 +129,8 @@ export function resolvedRecord(record: ApprovalRecord, outcome: ApprovalOutcome,
 
 /** What an approval's MAC covers (see ApprovalRuntime.isAuthentic): who asked what, and how it was decided. */
 export function decisionFields(record: ApprovalRecord): Record<string, unknown> {
-  const { id, worldId, chatId, requesterId, skillId, skillHash, items, status, outcome, option, decidedBy, decidedAt } = record;
-  return { id, worldId, chatId, requesterId, skillId, skillHash, items, status, outcome, option, decidedBy, decidedAt };
+  const { id, worldId, chatId, requesterId, skillId, skillHash, items, status, outcome, option, decidedBy, decidedAt, repicked } = record;
+  return { id, worldId, chatId, requesterId, skillId, skillHash, items, status, outcome, option, decidedBy, decidedAt, ...(repicked === undefined ? {} : { repicked }) };
 }
 
 /**
@@ -135,6 +139,6 @@ export function decisionFields(record: ApprovalRecord): Record<string, unknown> 
  * reference, the instance awaiting it).
  */
 export function pendingFields(record: ApprovalRecord): Record<string, unknown> {
-  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers } = record;
-  return { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, ...(answerers === undefined ? {} : { answerers }) };
+  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers, picks } = record;
+  return { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, ...(answerers === undefined ? {} : { answerers }), ...(picks === undefined ? {} : { picks }) };
 }

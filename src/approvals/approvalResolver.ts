@@ -77,7 +77,7 @@ export class ApprovalResolver {
   }
 
   /** Undefined when the record is gone; otherwise whether this call won, and the record as it now stands. */
-  async resolve(id: string, outcome: ApprovalOutcome, decidedBy: string): Promise<Resolution | undefined> {
+  async resolve(id: string, outcome: ApprovalOutcome, decidedBy: string, extra: Pick<ApprovalRecord, 'repicked'> = {}): Promise<Resolution | undefined> {
     const { store, waiters, now, keepMs, seal, instanceId } = this.#deps;
     const stored = await store.get<ApprovalRecord>('approvals', id);
     const local = waiters.get(id)?.record;
@@ -91,7 +91,7 @@ export class ApprovalResolver {
       return { won: false, record: stored };
     }
     const platformRef = stored.platformRef ?? local?.platformRef;
-    const next = seal({ ...resolvedRecord(platformRef === undefined ? stored : { ...stored, platformRef }, outcome, decidedBy, now()), decidedOn: instanceId });
+    const next = seal({ ...resolvedRecord(platformRef === undefined ? stored : { ...stored, platformRef }, outcome, decidedBy, now()), ...extra, decidedOn: instanceId });
     if (!(await store.compareAndSet('approvals', id, 'pending', next, keepMs))) {
       const current = (await store.get<ApprovalRecord>('approvals', id)) ?? stored;
       if (current.status === 'resolved') waiters.settle(current);

@@ -228,6 +228,25 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   }
 
   /**
+   * Someone picked other choices on a question that offers picks (an install card of a collection): it closes with
+   * nothing run (`system:replaced`, who picked what sealed with it) and its asker asks anew for exactly those.
+   * Its answerers may, and its requester (a pick narrows what is asked; it approves nothing).
+   */
+  async replace(input: { worldId: string; approvalId: string; userId: string; picked: string[] }): Promise<ResponseResult> {
+    const record = await this.#store.get<ApprovalRecord>('approvals', input.approvalId);
+    if (record?.picks === undefined || (record.status !== 'pending' && record.status !== 'resolved')) return { kind: 'not_found' };
+    const picked = [...new Set(input.picked)];
+    if (picked.length === 0 || picked.some((choice) => !record.picks?.choices.includes(choice))) return { kind: 'invalid_option' };
+    if (record.status === 'pending' && !this.#askedByUs(record)) return this.respond({ ...input, option: record.defaultOption });
+    if (record.worldId !== input.worldId) return { kind: 'wrong_world', record };
+    if (input.userId !== record.requesterId && !this.#mayAnswer(record, input.userId)) return { kind: 'not_allowed', record };
+    if (record.status !== 'pending') return { kind: 'already_resolved', record };
+    const result = await this.#resolver.resolve(record.id, 'no', SYSTEM_DECIDERS.replaced, { repicked: { by: input.userId, picked } });
+    if (result === undefined) return { kind: 'not_found' };
+    return result.won ? { kind: 'accepted', record: result.record } : { kind: 'already_resolved', record: result.record };
+  }
+
+  /**
    * Resolves the pending questions nobody awaits any more: those whose instance is gone (its liveness record
    * lapsed or was removed; `expired`, decided by `system:restart`) and those past their deadline by more than
    * `instanceTtlMs` (`timeout`; their own instance normally times them out on time).

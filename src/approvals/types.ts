@@ -49,6 +49,16 @@ export interface ApprovalRequestInput {
    * only the world's installers decide. Unset: the requester and the world's approvers.
    */
   answerers?: string[];
+  /**
+   * A question that covers some of several things (an install card of a collection): every choice, and the ones it
+   * covers. People may pick others (ApprovalRuntime.replace); the asker then asks anew for exactly those.
+   */
+  picks?: ApprovalPicks;
+}
+
+export interface ApprovalPicks {
+  choices: string[];
+  picked: string[];
 }
 
 /** The record kept in the store ('approvals' namespace) and shown to adapters. */
@@ -94,6 +104,10 @@ export interface ApprovalRecord {
   pendingMac?: string;
   /** See ApprovalRequestInput.answerers (sealed with the question). */
   answerers?: string[];
+  /** See ApprovalRequestInput.picks (sealed with the question). */
+  picks?: ApprovalPicks;
+  /** Set when replaced by a pick (decidedBy `system:replaced`): who picked what (sealed with the decision). */
+  repicked?: { by: string; picked: string[] };
 }
 
 /** What a click (or typed answer) produced; adapters turn it into a platform reply. */

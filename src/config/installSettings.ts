@@ -1,6 +1,7 @@
 // Installing skills from chats (top-level `install` in SKILLBOT_CONFIG, INSTALL_GITHUB_URL, INSTALLED_SKILLS_DIR):
 // read once here, used by src/install.
 import { z } from 'zod';
+import { parseEgressAllow } from '../exec/addressPolicy.mjs';
 import { optional, urlVar } from './envVars.ts';
 
 /** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
@@ -10,6 +11,11 @@ export interface InstallSettings {
   sources?: string[];
   /** A command that reads the staged folder and answers allow or deny (fail closed). */
   policyCommand?: string;
+  /**
+   * Address ranges and host names a git source may resolve to although not public (an internal git server; a
+   * test's on loopback): `egressAllow`'s syntax, and unlike a world's, a listed range may be loopback or the host's own.
+   */
+  egressAllow: string[];
   /** Bound on a fetched source, in MiB. */
   maxMB: number;
   /** INSTALL_GITHUB_URL: what `github:` sources resolve against. */
@@ -21,7 +27,20 @@ export interface InstallSettings {
 /** `install: false`, or what may be fetched and how much. */
 export const installSchema = z.union([
   z.literal(false),
-  z.object({ sources: z.array(z.string().min(1)).optional(), policyCommand: z.string().min(1).optional(), maxMB: z.number().int().min(1).max(4096).optional() }).strict(),
+  z
+    .object({
+      sources: z.array(z.string().min(1)).optional(),
+      policyCommand: z.string().min(1).optional(),
+      maxMB: z.number().int().min(1).max(4096).optional(),
+      egressAllow: z
+        .array(z.string().min(1))
+        .superRefine((entries, context) => {
+          const parsed = parseEgressAllow(entries);
+          if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
+        })
+        .optional(),
+    })
+    .strict(),
 ]);
 
 export function installSettings(file: z.infer<typeof installSchema> | undefined, env: NodeJS.ProcessEnv): InstallSettings {
@@ -29,12 +48,13 @@ export function installSettings(file: z.infer<typeof installSchema> | undefined,
     githubUrl: urlVar(env, 'INSTALL_GITHUB_URL') ?? 'https://github.com',
     dir: optional(env.INSTALLED_SKILLS_DIR) ?? './data/installed-skills',
   };
-  if (file === false) return { enabled: false, maxMB: 100, ...shared };
+  if (file === false) return { enabled: false, maxMB: 100, egressAllow: [], ...shared };
   return {
     enabled: true,
     ...(file?.sources === undefined ? {} : { sources: file.sources }),
     ...(file?.policyCommand === undefined ? {} : { policyCommand: file.policyCommand }),
     maxMB: file?.maxMB ?? 100,
+    egressAllow: file?.egressAllow ?? [],
     ...shared,
   };
 }

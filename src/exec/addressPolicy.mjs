@@ -104,12 +104,15 @@ function nameAllowed(hosts, name) {
 /**
  * The policy. `allow` holds `egressAllow` entries: ranges let through although non-public, and host names whose
  * addresses are let through although non-public; never loopback nor the host's own addresses, which are read
- * afresh at each check since interfaces come and go.
+ * afresh at each check since interfaces come and go. With `listedMayBeLocal` (the bot's own fetches for installs,
+ * where the operator lists what they mean: a git server on this host), a listed range or name is let through even
+ * when it is loopback or the host's own; skill processes never get that.
  * @param {readonly string[]} [allow]
  * @param {() => string[]} [hostAddresses]
+ * @param {{ listedMayBeLocal?: boolean }} [options]
  * @returns {AddressPolicy}
  */
-export function addressPolicy(allow = [], hostAddresses = ownAddresses) {
+export function addressPolicy(allow = [], hostAddresses = ownAddresses, options = {}) {
   const parsed = parseEgressAllow(allow);
   if ('error' in parsed) throw new RangeError(parsed.error);
   const nonPublic = listOf([...NON_PUBLIC_V4, ...NON_PUBLIC_V6]);
@@ -119,6 +122,7 @@ export function addressPolicy(allow = [], hostAddresses = ownAddresses) {
     refuses(raw, name) {
       const target = normalise(raw);
       if (target === undefined) return `"${raw}" is not an IP address`;
+      if (options.listedMayBeLocal === true && (allowed.check(target.address, target.family) || (name !== undefined && nameAllowed(parsed.hosts, name)))) return undefined;
       if (loopback.check(target.address, target.family)) return `${raw} is the host's loopback`;
       // A BlockList, not string equality: an address has many spellings (`::ffff:c000:202` is 192.0.2.2).
       const own = new BlockList();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { type InstallBounds, OverBound } from './bounds.ts';
 import { boundedHttp } from './boundedHttp.ts';
+import { type FetchGuard, PrivateAddress } from './sourceAddress.ts';
 import type { InstallSource } from './source.ts';
 import { type Staged, StagingWriter, removeStaged } from './staging.ts';
 
@@ -14,11 +15,11 @@ export type FetchResult = { ok: true; staged: Staged } | { ok: false; error: str
 type GitSource = Extract<InstallSource, { kind: 'git' }>;
 
 /** The commit a ref names on the server now, without fetching it (an update's first look, a moved-ref check). */
-export async function remoteCommit(source: GitSource, bounds: InstallBounds): Promise<string | undefined> {
+export async function remoteCommit(source: GitSource, bounds: InstallBounds, guard: FetchGuard): Promise<string | undefined> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), bounds.timeoutMs);
   try {
-    const refs = await git.listServerRefs({ http: boundedHttp(bounds.maxDownloadBytes, controller.signal), url: source.url, symrefs: true, peelTags: true });
+    const refs = await git.listServerRefs({ http: boundedHttp(bounds.maxDownloadBytes, controller.signal, guard), url: source.url, symrefs: true, peelTags: true });
     const wanted = source.ref === undefined ? ['HEAD'] : [`refs/heads/${source.ref}`, `refs/tags/${source.ref}`];
     for (const name of wanted) {
       const ref = refs.find((entry) => entry.ref === name);
@@ -30,12 +31,12 @@ export async function remoteCommit(source: GitSource, bounds: InstallBounds): Pr
   }
 }
 
-export async function fetchGit(source: GitSource, parent: string, bounds: InstallBounds): Promise<FetchResult> {
+export async function fetchGit(source: GitSource, parent: string, bounds: InstallBounds, guard: FetchGuard): Promise<FetchResult> {
   const writer = await StagingWriter.create(parent, bounds);
   const gitdir = join(`${writer.dir}.git`);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), bounds.timeoutMs);
-  const http = boundedHttp(bounds.maxDownloadBytes, controller.signal);
+  const http = boundedHttp(bounds.maxDownloadBytes, controller.signal, guard);
   try {
     await git.clone({
       fs,
@@ -87,7 +88,9 @@ async function writeTree(writer: StagingWriter, gitdir: string, entries: Entries
 }
 
 function describeFetchError(error: unknown, timedOut: boolean, bounds: InstallBounds): string {
-  if (error instanceof OverBound || error instanceof NotThere) return error.message;
+  if (error instanceof OverBound || error instanceof NotThere || error instanceof PrivateAddress) return error.message;
+  const wrapped = (error as { cause?: unknown }).cause;
+  if (wrapped instanceof PrivateAddress) return wrapped.message;
   if (timedOut) return `fetching took longer than ${Math.round(bounds.timeoutMs / 1000)} s`;
   const err = error as { code?: string; message?: string; data?: { statusCode?: number } };
   if (err.code === 'HttpError') return `the server answered ${err.data?.statusCode ?? 'an error'}: is the address right, and the repository public?`;

@@ -4,3 +4,4 @@ export { Installer, type InstallerDeps, type InstallResult, type Requested } fro
 export { InstalledSkills } from './installedSkills.ts';
 export { parseInstallCommand, INSTALL_USAGE, type InstallCommand } from './installCommand.ts';
 export { findingLine, type Finding } from './findings.ts';
+export { stagingLifetimeMs, sweepLeftovers } from './leftovers.ts';

@@ -1,4 +1,4 @@
-// `skillbot skills install SOURCE [--world ID] [--yes]`, `installed [--world ID]`, `update ID [--yes]`,
+// `skillbot skills install SOURCE [--skill NAME…] [--world ID] [--yes]`, `installed [--world ID]`, `update ID [--yes]`,
 // `remove ID`: the operator on the host. The same fetch, scan and review as in a chat; the operator answers at
 // the prompt (or with --yes, for scripts) instead of a card, and the same pinned records reach every instance.
 import { userInfo } from 'node:os';
@@ -16,7 +16,7 @@ import { IndexView } from './installedSkills.ts';
 import { Installer } from './installer.ts';
 import type { InstallSource } from './source.ts';
 
-export const INSTALL_CLI_USAGE = 'skillbot skills install SOURCE [--world ID] [--yes] | installed [--world ID] | update ID [--yes] | remove ID';
+export const INSTALL_CLI_USAGE = 'skillbot skills install SOURCE [--skill NAME …] [--world ID] [--yes] | installed [--world ID] | update ID [--yes] | remove ID';
 
 async function confirm(question: string, interactive: boolean): Promise<boolean> {
   if (!interactive) return false;
@@ -32,7 +32,7 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
   const { output } = host;
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { world: { type: 'string' }, yes: { type: 'boolean' } } });
+    parsed = parseArgs({ args, allowPositionals: true, options: { world: { type: 'string' }, yes: { type: 'boolean' }, skill: { type: 'string', multiple: true } } });
   } catch (error) {
     output.err(`skillbot skills ${sub}: ${(error as Error).message}. Usage: ${INSTALL_CLI_USAGE}`);
     return 2;
@@ -100,7 +100,9 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
           resolved = parsedSource.source;
         }
         const targetScope = record?.scope ?? scope;
-        const planned = await installer.plan(resolved, { scope: targetScope, policy: 'warn', ...(record ? { only: record.id, update: record } : {}) });
+        const picks = (parsed.values.skill ?? []).flatMap((names) => names.split(',')).filter((name) => name !== '');
+        const pick = record ? [record.id] : picks.length > 0 ? picks : undefined;
+        const planned = await installer.plan(resolved, { scope: targetScope, policy: 'warn', ...(pick === undefined ? {} : { pick }), ...(record ? { update: record } : {}) });
         if (!planned.ok) {
           output.err(`skillbot skills ${sub}: ${planned.error}`);
           return 1;

@@ -10,6 +10,7 @@ import { ConfigError } from '../config/config.ts';
 import type { HashFolder } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
+import { incomingDirOf } from './leftovers.ts';
 import { safeRelative } from './staging.ts';
 import { type InstalledSkill, INSTALLS_CHANNEL, readBundle, readIndex } from './installRecords.ts';
 
@@ -127,7 +128,7 @@ export class InstalledSkills {
     if (safeRelative(skill.id) !== skill.id || skill.id.includes('/')) return `the id "${skill.id}" is not a folder name`;
     const bundle = await readBundle(this.options.store, skill.contentHash);
     if (bundle === undefined) return 'its bytes are not in the store';
-    const incoming = join(`${this.options.dir}.incoming`, `${skill.id}-${randomBytes(4).toString('hex')}`);
+    const incoming = join(incomingDirOf(this.options.dir), `${skill.id}-${randomBytes(4).toString('hex')}`);
     try {
       for (const file of bundle.files) {
         const path = safeRelative(file.path);

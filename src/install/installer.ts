@@ -1,20 +1,22 @@
 // Installing, updating and removing skills from a chat or the CLI: a plan (fetched, scanned, reviewed) put to
 // the world's installers on one card; only a yes commits exactly the reviewed bytes, pinned, to the store,
 // from which every instance loads them. Every step is audited. Results are values with the text to show.
-import { join } from 'node:path';
 import { type Config, worldSettings } from '../config/config.ts';
 import type { Executor, HashFolder } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
-import type { ApprovalRuntime, AuditLog } from '../approvals/index.ts';
+import { type ApprovalRuntime, type AuditLog, SYSTEM_DECIDERS } from '../approvals/index.ts';
 import { DEFAULT_BOUNDS, type InstallBounds } from './bounds.ts';
 import { bundleOf, describeDifference } from './bundle.ts';
 import { remoteCommit } from './fetchGit.ts';
+import { stagingDirOf, touchStaged } from './leftovers.ts';
 import { type InstalledSkill, changeIndex, dropBundle, readBundle, writeBundle } from './installRecords.ts';
 import type { InstalledSkills } from './installedSkills.ts';
+import { installedListText, visibleIn } from './installedList.ts';
 import { type Plan, preparePlan } from './plan.ts';
 import { type InstallSource, parseSource, sourceAllowed } from './source.ts';
+import { type FetchGuard, fetchGuard } from './sourceAddress.ts';
 
 export interface InstallerDeps {
   config: Config;
@@ -45,8 +47,10 @@ export interface Requested {
 
 export class Installer {
   readonly #bounds: InstallBounds;
+  readonly #guard: FetchGuard;
   constructor(private readonly deps: InstallerDeps) {
     this.#bounds = { ...DEFAULT_BOUNDS, maxDownloadBytes: deps.config.install.maxMB * 1024 * 1024, ...deps.bounds };
+    this.#guard = fetchGuard(deps.config.install.egressAllow, deps.config.install.githubUrl);
   }
 
   /** Who may answer an install card in this world (and remove its skills): its installers and the operator's admins. */
@@ -64,7 +68,7 @@ export class Installer {
   }
 
   /** Fetches, scans and reviews a source; the caller asks (a card, or the CLI's prompt), then commits or discards. */
-  async plan(source: InstallSource, options: { scope: string; policy: 'warn' | 'block'; file?: Uint8Array; only?: string; update?: InstalledSkill }): Promise<{ ok: true; plan: Plan } | { ok: false; error: string }> {
+  async plan(source: InstallSource, options: { scope: string; policy: 'warn' | 'block'; file?: Uint8Array; pick?: readonly string[]; update?: InstalledSkill }): Promise<{ ok: true; plan: Plan } | { ok: false; error: string }> {
     const install = this.deps.config.install;
     if (!install.enabled) return { ok: false, error: 'installing skills is turned off here (install: false)' };
     if (!sourceAllowed(source, install.sources)) return { ok: false, error: `${source.display} is not among the sources this bot may install from (install.sources)` };
@@ -76,10 +80,11 @@ export class Installer {
         scope: options.scope,
         policy: options.policy,
         existing: this.#existing(options.scope),
-        ...(options.only === undefined ? {} : { only: options.only }),
+        ...(options.pick === undefined ? {} : { pick: options.pick }),
         ...(update === undefined
           ? {}
           : {
+              update: true,
               describeChanges: async (skill) => {
                 const before = await readBundle(this.deps.store, update.contentHash);
                 return before === undefined ? ['(the installed version is not in the store: showing everything)'] : describeDifference(before, skill);
@@ -87,32 +92,38 @@ export class Installer {
             }),
       },
       {
-        stagingDir: join(`${this.deps.config.install.dir}.staging`),
+        stagingDir: stagingDirOf(this.deps.config.install.dir),
         bounds: this.#bounds,
         ...(install.policyCommand === undefined ? {} : { policyCommand: install.policyCommand }),
         executor: this.deps.executor,
         hashFolder: this.deps.hashFolder,
+        guard: this.#guard,
       },
     );
   }
 
-  /** `/skills install SOURCE` in a chat: plan, card, commit on yes. */
-  async install(request: Requested & { source: string; file?: { name: string; bytes: Uint8Array } }): Promise<InstallResult> {
+  /** `/skills install SOURCE [--skill NAME…]` in a chat: plan, card (a collection's offers picks), commit on yes. */
+  async install(request: Requested & { source: string; file?: { name: string; bytes: Uint8Array }; pick?: readonly string[] }): Promise<InstallResult> {
     const parsed = request.file !== undefined ? this.parse(`file:${request.file.name}`) : this.parse(request.source);
     if (!parsed.ok) return { ok: false, text: `Cannot install: ${parsed.error}.` };
     const scope = this.scopeFor(request.worldId, request.requesterId);
-    const planned = await this.plan(parsed.source, { scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, ...(request.file ? { file: request.file.bytes } : {}) });
+    const planned = await this.plan(parsed.source, {
+      scope,
+      policy: worldSettings(this.deps.config, request.worldId).installPolicy,
+      ...(request.file ? { file: request.file.bytes } : {}),
+      ...(request.pick === undefined || request.pick.length === 0 ? {} : { pick: request.pick }),
+    });
     return this.#decide(request, planned, scope, 'install');
   }
 
   /** `/skills update ID`: the same source and ref again; the difference on a new card; nothing changes until yes. */
   async update(request: Requested & { id: string }): Promise<InstallResult> {
     const record = this.deps.installed.get(request.id);
-    if (record === undefined || !this.#visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
+    if (record === undefined || !visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
     if (record.origin.kind === 'file') return { ok: false, text: `${request.id} came from the shared file ${record.origin.name}: share the new file with \`/skills install\` to update it.` };
     const { url, ref, path } = record.origin;
     const source: InstallSource = { kind: 'git', url, ...(ref === undefined ? {} : { ref }), ...(path === undefined ? {} : { path }), display: record.source };
-    const planned = await this.plan(source, { scope: record.scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, only: request.id, update: record });
+    const planned = await this.plan(source, { scope: record.scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, pick: [request.id], update: record });
     if (planned.ok && planned.plan.skills[0]?.hash === record.contentHash) {
       await planned.plan.discard();
       return { ok: true, text: `${request.id} is up to date (content ${record.contentHash.slice(0, 12)}${planned.plan.staged.origin.kind === 'git' ? `, commit ${planned.plan.staged.origin.commit.slice(0, 12)}` : ''}).` };
@@ -126,7 +137,7 @@ export class Installer {
       return { ok: false, privately: true, text: "Only this channel's installers can remove installed skills." };
     }
     const record = this.deps.installed.get(request.id);
-    if (record === undefined || !this.#visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
+    if (record === undefined || !visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
     if (record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
       return { ok: false, privately: true, text: `${record.id} is installed for every channel: only the operator's admins can remove it.` };
     }
@@ -140,15 +151,7 @@ export class Installer {
 
   /** `/skills installed`: what is installed for this world (its own and every world's), with source and pin. */
   listText(worldId: string): string {
-    const here = this.deps.installed.list().filter((skill) => this.#visibleIn(skill, worldId));
-    if (here.length === 0) return 'No skills are installed here. `/skills install SOURCE` adds one.';
-    return [
-      `Installed skills (${here.length}):`,
-      ...here.map((skill) => {
-        const pin = skill.origin.kind === 'git' ? `commit ${skill.origin.commit.slice(0, 12)}` : `file sha256 ${skill.origin.sha256.slice(0, 12)}`;
-        return `• ${skill.id}: ${skill.source} at ${pin}, content ${skill.contentHash.slice(0, 12)}${skill.scope === 'defaults' ? ', every channel' : ''}; approved by ${skill.approvedBy}`;
-      }),
-    ].join('\n');
+    return installedListText(this.deps.installed.list(), worldId);
   }
 
   /** Writes the plan's bytes and records, pinned; every instance (this one first) loads them. */
@@ -189,7 +192,7 @@ export class Installer {
     await this.deps.installed.sync();
     let note: string | undefined;
     if (plan.source.kind === 'git' && origin.kind === 'git') {
-      const head = await remoteCommit(plan.source, this.#bounds).catch(() => undefined);
+      const head = await remoteCommit(plan.source, this.#bounds, this.#guard).catch(() => undefined);
       if (head !== undefined && head !== origin.commit) note = `${plan.source.ref ?? 'the default branch'} has moved to ${head.slice(0, 12)} since the review: the reviewed commit ${origin.commit.slice(0, 12)} is what was installed (\`/skills update ID\` reviews the new one).`;
     }
     return { ok: true, ids: records.map((record) => record.id), ...(note === undefined ? {} : { note }) };
@@ -200,54 +203,80 @@ export class Installer {
       await this.#audit(request, '', '', 'refused', planned.error);
       return { ok: false, text: `Cannot ${verb}: ${planned.error}.` };
     }
-    const plan = planned.plan;
-    const ids = plan.skills.map((skill) => skill.id);
-    const label = ids.length === 1 ? (ids[0] ?? '') : `${ids.length} skills`;
+    let plan = planned.plan;
+    const done = verb === 'install' ? 'installed' : 'updated';
     try {
-      if (plan.refused !== undefined) {
-        await this.#audit(request, label, plan.review.combinedHash, 'refused', plan.refused);
-        return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'}: ${plan.refused}.\n${plan.review.body}` };
+      for (;;) {
+        const ids = plan.skills.map((skill) => skill.id);
+        const label = ids.length === 1 ? (ids[0] ?? '') : `${ids.length} skills`;
+        if (plan.refused !== undefined) {
+          await this.#audit(request, label, plan.review.combinedHash, 'refused', plan.refused);
+          return { ok: false, text: `Not ${done}: ${plan.refused}.\n${plan.review.body}` };
+        }
+        // A skill every channel has is the operator's: only their admins decide its changes.
+        const answerers = scope === 'defaults' ? [...this.deps.config.admins] : this.installersOf(request.worldId);
+        const approvals = this.deps.approvals;
+        if (answerers.length === 0 || approvals === undefined) {
+          await this.#audit(request, label, plan.review.combinedHash, 'refused', 'no installers');
+          return { ok: false, text: 'Nobody can approve installs in this channel: an operator sets `installers` (or `approvers`) for it in SKILLBOT_CONFIG.' };
+        }
+        await this.#audit(request, label, plan.review.combinedHash, 'requested', plan.source.display);
+        // In use for as long as a card waits: a start of another instance sharing the folder must not sweep it.
+        await touchStaged(plan.staged.dir);
+        const answer = await approvals.request({
+          worldId: request.worldId,
+          chatId: request.chatId,
+          requesterId: request.requesterId,
+          title: `${verb === 'install' ? 'Install' : 'Update'} ${label} from ${plan.source.display}`,
+          body: plan.review.body,
+          timeoutMs: worldSettings(this.deps.config, request.worldId).approvalTimeoutMs,
+          skillId: label,
+          skillHash: plan.review.combinedHash,
+          items: plan.review.items,
+          answerers,
+          ...(plan.offered.length > 1 ? { picks: { choices: plan.offered.map((skill) => skill.id), picked: ids } } : {}),
+        });
+        const authentic = approvals.isAuthentic(answer);
+        if (authentic && answer.decidedBy === SYSTEM_DECIDERS.replaced && answer.repicked !== undefined) {
+          // Someone picked other skills of the collection: the same fetch, narrowed, on a new card.
+          await this.#audit(request, label, plan.review.combinedHash, 'repicked', `${answer.repicked.picked.join(', ')}`, answer.repicked.by);
+          plan = await plan.narrow(answer.repicked.picked);
+          continue;
+        }
+        const yes = (answer.option === 'yes_once' || answer.option === 'yes_in_session') && authentic;
+        if (!yes) {
+          await this.#audit(request, label, plan.review.combinedHash, 'declined', answer.outcome ?? 'no', answer.decidedBy);
+          return { ok: false, text: `Not ${done} (${answer.outcome === 'no' ? 'declined' : (answer.outcome ?? 'no answer')}).` };
+        }
+        const committed = await this.commit(plan, { scope, requestedBy: request.requesterId, approvedBy: answer.decidedBy ?? '' });
+        if (!committed.ok) {
+          await this.#audit(request, label, plan.review.combinedHash, 'refused', committed.error, answer.decidedBy);
+          return { ok: false, text: `Not ${done}: ${committed.error}.` };
+        }
+        await this.#audit(request, label, plan.review.combinedHash, done, plan.source.display, answer.decidedBy);
+        const pin = plan.staged.origin.kind === 'git' ? `commit ${plan.staged.origin.commit.slice(0, 12)}` : `sha256 ${plan.staged.origin.sha256.slice(0, 12)}`;
+        return { ok: true, text: `${verb === 'install' ? 'Installed' : 'Updated'} ${committed.ids.join(', ')} from ${plan.source.display} at ${pin}.${committed.note ? `\n${committed.note}` : ''}` };
       }
-      // A skill every channel has is the operator's: only their admins decide its changes.
-      const answerers = scope === 'defaults' ? [...this.deps.config.admins] : this.installersOf(request.worldId);
-      const approvals = this.deps.approvals;
-      if (answerers.length === 0 || approvals === undefined) {
-        await this.#audit(request, label, plan.review.combinedHash, 'refused', 'no installers');
-        return { ok: false, text: 'Nobody can approve installs in this channel: an operator sets `installers` (or `approvers`) for it in SKILLBOT_CONFIG.' };
-      }
-      await this.#audit(request, label, plan.review.combinedHash, 'requested', plan.source.display);
-      const answer = await approvals.request({
-        worldId: request.worldId,
-        chatId: request.chatId,
-        requesterId: request.requesterId,
-        title: `${verb === 'install' ? 'Install' : 'Update'} ${label} from ${plan.source.display}`,
-        body: plan.review.body,
-        timeoutMs: worldSettings(this.deps.config, request.worldId).approvalTimeoutMs,
-        skillId: label,
-        skillHash: plan.review.combinedHash,
-        items: plan.review.items,
-        answerers,
-      });
-      const yes = (answer.option === 'yes_once' || answer.option === 'yes_in_session') && approvals.isAuthentic(answer);
-      if (!yes) {
-        await this.#audit(request, label, plan.review.combinedHash, 'declined', answer.outcome ?? 'no', answer.decidedBy);
-        return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'} (${answer.outcome === 'no' ? 'declined' : (answer.outcome ?? 'no answer')}).` };
-      }
-      const committed = await this.commit(plan, { scope, requestedBy: request.requesterId, approvedBy: answer.decidedBy ?? '' });
-      if (!committed.ok) {
-        await this.#audit(request, label, plan.review.combinedHash, 'refused', committed.error, answer.decidedBy);
-        return { ok: false, text: `Not ${verb === 'install' ? 'installed' : 'updated'}: ${committed.error}.` };
-      }
-      await this.#audit(request, label, plan.review.combinedHash, verb === 'install' ? 'installed' : 'updated', plan.source.display, answer.decidedBy);
-      const pin = plan.staged.origin.kind === 'git' ? `commit ${plan.staged.origin.commit.slice(0, 12)}` : `sha256 ${plan.staged.origin.sha256.slice(0, 12)}`;
-      return { ok: true, text: `${verb === 'install' ? 'Installed' : 'Updated'} ${committed.ids.join(', ')} from ${plan.source.display} at ${pin}.${committed.note ? `\n${committed.note}` : ''}` };
     } finally {
       await plan.discard();
     }
   }
 
-  #visibleIn(skill: InstalledSkill, worldId: string): boolean {
-    return skill.scope === 'defaults' || skill.scope === worldId;
+  /** A pick on a collection's card (on any instance): the card closes, and its asker asks anew for exactly these. */
+  async pick(input: { worldId: string; approvalId: string; userId: string; ids: string[] }): Promise<InstallResult> {
+    const result = this.deps.approvals === undefined ? ({ kind: 'not_found' } as const) : await this.deps.approvals.replace({ ...input, picked: input.ids });
+    switch (result.kind) {
+      case 'accepted':
+        return { ok: true, text: '' };
+      case 'not_allowed':
+        return { ok: false, privately: true, text: "Only the person who asked and this channel's installers can pick what an install card covers." };
+      case 'invalid_option':
+        return { ok: false, privately: true, text: 'Pick at least one of the skills the card offers.' };
+      case 'already_resolved':
+        return { ok: false, privately: true, text: 'This install card is already closed, so the pick changed nothing.' };
+      default:
+        return { ok: false, privately: true, text: 'This install card is no longer open (or not of this channel), so the pick changed nothing.' };
+    }
   }
 
   /** The skills a staged one must not shadow: every id the registry has now, except this scope's own installs. */

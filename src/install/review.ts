@@ -35,7 +35,6 @@ async function scriptsOf(skill: StagedSkill): Promise<ScriptLine[]> {
 }
 
 async function networkUses(skill: StagedSkill): Promise<string[]> {
-  
   const uses: string[] = [];
   for (const file of skill.files) {
     if (!(file.path.startsWith('scripts/') || file.executable) || file.size > 512 * 1024) continue;
@@ -70,6 +69,8 @@ export interface ReviewInput {
   origin: StagedOrigin;
   display: string;
   skills: readonly StagedSkill[];
+  /** A collection: the ids of every skill it offers (the card names those not picked). */
+  offered?: readonly string[];
   findings: readonly Finding[];
   /** An update: what differs from the installed version, already written out (see diff.ts). */
   changes?: string[];
@@ -81,6 +82,12 @@ export async function buildReview(input: ReviewInput): Promise<Review> {
   const host = new HostView();
   const lines = [originLine(input.origin, input.display), `Installs into: ${input.scope === 'defaults' ? 'every channel (defaults)' : input.scope}`];
   const items: ApprovalItem[] = [];
+  if (input.offered !== undefined) {
+    const picked = new Set(input.skills.map((skill) => skill.id));
+    const others = input.offered.filter((id) => !picked.has(id));
+    lines.push(`Picked ${picked.size} of the ${input.offered.length} skills this source holds: ${[...picked].map(visible).join(', ')}`);
+    lines.push(`Not installed: ${others.length === 0 ? 'none' : others.map(visible).join(', ')} (pick others on this card, or name them with --skill NAME)`);
+  }
   if (input.changes !== undefined) lines.push('', 'Changes from the installed version:', ...(input.changes.length > 0 ? input.changes.map((c) => `  ${c}`) : ['  (none)']));
   for (const skill of input.skills) {
     const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);

@@ -69,6 +69,14 @@ describe('skillbot skills install on the host', () => {
     } finally {
       await app.close();
     }
+    // --skill picks from the collection: only greeter (removed above), into one world.
+    const picked = await run(['skills', 'install', 'github:acme/tools', '--skill', 'greeter', '--world', 'slack:T1:C2', '--yes']);
+    expect(picked.stdout).toContain('Picked 1 of the 2 skills this source holds: greeter');
+    expect(picked.stdout).not.toContain('Skill csv-peek');
+    expect(picked.stdout).toContain('Installed greeter into slack:T1:C2.');
+    const missing = await run(['skills', 'install', 'github:acme/tools', '--skill', 'nope', '--yes']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('the source holds no skill named nope (it holds: csv-peek, greeter)');
     const bad = await run(['skills', 'install', 'ftp://nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not a source I can install');

@@ -215,4 +215,15 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
     const installed = await b.sender.command('/skills', 'installed', { channel: CHANNEL, user: CAROL });
     expect(installed.text).not.toContain('greeter');
   });
+
+  it('a pick on the card taken by the other instance narrows it: the asking instance puts the new card, and its yes installs only the pick', async () => {
+    await a.sender.command('/skills', 'install github:acme/tools', { channel: CHANNEL, user: ALICE });
+    const { root, card, id } = await reviewFor(/asked for installing `github:acme\/tools`/);
+    await b.sender.select({ user: BOB, channel: CHANNEL, messageTs: card.ts, threadTs: card.threadTs ?? '', actionId: 'install_pick', blockId: `pick:${id}`, values: ['greeter'] });
+    const narrowed = await slack.waitFor(() => slack.thread(CHANNEL, root.ts).find((m) => hasButtons(m) && approvalIdOf(m) !== id), { what: 'the narrowed card', timeoutMs: 20_000 });
+    expect(JSON.stringify(narrowed.blocks)).toContain('Picked 1 of the 2 skills this source holds: greeter');
+    await click(b, BOB, narrowed, approvalIdOf(narrowed));
+    await replyIn(root.ts, 'Installed greeter from github:acme/tools');
+    await until(() => has(a, 'greeter') && has(b, 'greeter'), 'greeter on both');
+  });
 });

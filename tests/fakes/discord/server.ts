@@ -48,6 +48,8 @@ export interface FakeDiscord {
   slash(user: FakeUser, channel: FakeChannel, name: string, options?: Record<string, string>): FakeInteraction;
   autocomplete(user: FakeUser, channel: FakeChannel, name: string, options: Record<string, string>, focused: string): FakeInteraction;
   click(user: FakeUser, message: FakeMessage, customId: string): FakeInteraction;
+  /** Picks `values` in a message's string select menu. */
+  select(user: FakeUser, message: FakeMessage, customId: string, values: string[]): FakeInteraction;
   /** Messages of a channel, oldest first, without deleted ones (ephemeral ones only when asked). */
   messagesIn(channelId: string, options?: { ephemeral?: boolean }): FakeMessage[];
   threads(): FakeChannel[];
@@ -173,6 +175,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     slash: (user, channel, name, commandOptions) => actions.slash(user, channel, name, commandOptions),
     autocomplete: (user, channel, name, commandOptions, focused) => actions.autocomplete(user, channel, name, commandOptions, focused),
     click: (user, message, customId) => actions.click(user, message, customId),
+    select: (user, message, customId, values) => actions.select(user, message, customId, values),
     messagesIn: (channelId, filter = {}) =>
       world.messages.filter((message) => message.channelId === channelId && !message.deleted && (filter.ephemeral === true || !message.ephemeral)),
     threads: () => [...world.channels.values()].filter((channel) => channel.type === CHANNEL_TYPES.publicThread),

@@ -65,6 +65,13 @@ export class UserActions {
     return this.#dispatch(user, channel, INTERACTION.component, { custom_id: customId, component_type: 2 }, message);
   }
 
+  /** Choosing `values` in a string select menu of a message (its menu closed with those picked). */
+  select(user: FakeUser, message: FakeMessage, customId: string, values: string[]): FakeInteraction {
+    const channel = this.world.channels.get(message.channelId);
+    if (!channel) throw new Error(`the fake has no channel ${message.channelId}`);
+    return this.#dispatch(user, channel, INTERACTION.component, { custom_id: customId, component_type: 3, values }, message);
+  }
+
   #commandId(name: string): string {
     for (const registration of [...this.world.registrations].reverse()) {
       const command = registration.commands.find((candidate) => candidate.name === name);

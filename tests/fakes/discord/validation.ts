@@ -21,6 +21,21 @@ function buttonError(button: Record<string, unknown>, path: string): ApiError | 
   return undefined;
 }
 
+/** A string select (type 3): alone in its row, as Discord requires, with 1 to 25 options and sane value bounds. */
+function selectError(select: Record<string, unknown>, path: string): ApiError | undefined {
+  const { custom_id: customId, options, min_values: min = 1, max_values: max = 1 } = select;
+  if (typeof customId !== 'string' || customId.length === 0 || customId.length > 100) return formError(`${path}.custom_id`, 'BASE_TYPE_MAX_LENGTH', 'Must be 100 or fewer in length.');
+  if (!Array.isArray(options) || options.length === 0 || options.length > 25) return formError(`${path}.options`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 25 in length.');
+  if (typeof min !== 'number' || typeof max !== 'number' || min < 0 || max > options.length || min > max) return formError(`${path}.max_values`, 'BASE_TYPE_MAX', 'Must be at most the number of options.');
+  for (const [index, option] of options.entries()) {
+    const { label, value } = (option ?? {}) as Record<string, unknown>;
+    if (typeof label !== 'string' || label.length === 0 || label.length > 100 || typeof value !== 'string' || value.length === 0 || value.length > 100) {
+      return formError(`${path}.options.${index}`, 'BASE_TYPE_BAD_LENGTH', 'An option needs a label and a value of 1 to 100 characters.');
+    }
+  }
+  return undefined;
+}
+
 function componentsError(components: unknown): ApiError | undefined {
   if (components === undefined) return undefined;
   if (!Array.isArray(components) || components.length > 5) return formError('components', 'BASE_TYPE_MAX_LENGTH', 'Must be 5 or fewer in length.');
@@ -28,6 +43,13 @@ function componentsError(components: unknown): ApiError | undefined {
     const { type, components: children } = (row ?? {}) as Record<string, unknown>;
     if (type !== 1 || !Array.isArray(children) || children.length === 0 || children.length > 5) {
       return formError(`components.${rowIndex}`, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'An action row holds 1 to 5 buttons.');
+    }
+    const first = (children[0] ?? {}) as Record<string, unknown>;
+    if (first.type === 3) {
+      if (children.length !== 1) return formError(`components.${rowIndex}`, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'A select menu is alone in its action row.');
+      const error = selectError(first, `components.${rowIndex}.components.0`);
+      if (error) return error;
+      continue;
     }
     for (const [index, child] of children.entries()) {
       const error = buttonError((child ?? {}) as Record<string, unknown>, `components.${rowIndex}.components.${index}`);

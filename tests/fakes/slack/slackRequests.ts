@@ -120,6 +120,14 @@ export class SlackSender {
     return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
   }
 
+  /** Picks in a message's multi-select (`blockId` is the block holding it), as the `payload` Slack posts. */
+  select(input: Omit<ClickInput, 'value'> & { blockId: string; values: string[] }, options: SendOptions = {}): Promise<SlackResponse> {
+    const payload = clickPayload(this.workspace, { ...input, value: '' });
+    const option = (value: string) => ({ text: { type: 'plain_text', text: value, emoji: true }, value });
+    payload.actions = [{ type: 'multi_static_select', action_id: input.actionId, block_id: input.blockId, selected_options: input.values.map(option), action_ts: `${Date.now() / 1000}` }];
+    return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
+  }
+
   /** A button click, as the `payload` form field Slack posts. */
   click(input: ClickInput, options: SendOptions = {}): Promise<SlackResponse> {
     const payload = clickPayload(this.workspace, input);
