@@ -99,3 +99,14 @@ export class ApprovalResume {
 function answered(record: ApprovalRecord): Promise<ApprovalRecord> | undefined {
   return record.outcome === 'expired' ? undefined : Promise.resolve(record);
 }
+
+/** The question again, after a "yes, once" whose run had started when the bot stopped: the card says why. */
+export function askedAgain(input: ApprovalRequestInput): ApprovalRequestInput {
+  return {
+    ...input,
+    body:
+      'Asked again: the bot stopped (a restart or a crash) while the run you approved with "Yes, once" was under way, ' +
+      'so that answer is used up and the run may have done part of its work.\n' +
+      input.body,
+  };
+}

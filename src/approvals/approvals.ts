@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { silentLogger, type Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
-import { createLocalApprovalBus, type ApprovalBus } from './approvalBus.ts';
+import { createLocalApprovalBus } from './approvalBus.ts';
 import { decisionFields, isOption, newApprovalRecord, pendingFields, resolvedRecord, runStartedKey, SYSTEM_DECIDERS } from './approvalRecord.ts';
 import { ApprovalResolver } from './approvalResolver.ts';
-import { ApprovalResume, RUN_STARTED } from './approvalResume.ts';
+import { ApprovalResume, askedAgain, RUN_STARTED } from './approvalResume.ts';
+import { mayAnswer, tellNotAllowed } from './answerRights.ts';
+import { RUNTIME_DEFAULTS, type ApprovalEvents, type ApprovalRuntimeOptions } from './runtimeOptions.ts';
 import { ApprovalWaiters } from './approvalWaiters.ts';
-import type { AuditLog } from './audit.ts';
 import { createRecordSealer, type RecordSealer } from './recordSeal.ts';
 import { InstanceLiveness, newInstanceId } from '../chats/instanceLiveness.ts';
 import { findStaleApprovals } from './staleApprovals.ts';
@@ -21,53 +22,8 @@ import type {
 } from './types.ts';
 
 export { platformOf, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
-
-export interface ApprovalRuntimeOptions {
-  store: Store;
-  /** The world's configured approvers (platform user ids), besides the requester. */
-  approversFor: (worldId: string) => string[];
-  logger?: Logger;
-  audit: AuditLog;
-  now?: () => number;
-  /** Tells other instances that an approval changed; defaults to one inside this process (createStoreApprovalBus for several). */
-  bus?: ApprovalBus;
-  /** How long a record is kept after its deadline or resolution, so a late click still finds it. */
-  keepMs?: number;
-  /** This instance among those sharing the store; default: host, pid and a random part (new on every start). */
-  instanceId?: string;
-  /**
-   * This instance counts as gone this long after its last heartbeat (default 3 s): its chats are then taken
-   * over at once, and its questions are left pending while their message waits for the re-run that resumes them.
-   */
-  instanceTtlMs?: number;
-  /** ...which it writes this often (default 1 s). */
-  heartbeatMs?: number;
-  /** How often the sweeper started by start() looks for questions of instances that are gone (default 15 s). */
-  sweepIntervalMs?: number;
-  /** How often a waiting request re-reads its record, in case a bus message was lost (default 2 s). */
-  pollIntervalMs?: number;
-  /**
-   * Seals every decision this runtime writes (see recordSeal.ts); isAuthentic() checks one. Instances sharing
-   * a store need the same key. Default: a key of this runtime's own.
-   */
-  sealer?: RecordSealer;
-}
-
-export interface ApprovalEvents {
-  'hitl-option-request': [ApprovalRecord];
-  'hitl-option-resolved': [ApprovalRecord];
-}
-
-export const NOT_ALLOWED_TEXT = "Only the person who asked, or one of this channel's approvers, can answer this approval.";
-export const NOT_AN_INSTALLER_TEXT = "Only this channel's installers can answer an install review (asking for an install is not approving it).";
-
-const DEFAULTS = {
-  keepMs: 24 * 60 * 60 * 1000,
-  instanceTtlMs: 3_000,
-  heartbeatMs: 1_000,
-  sweepIntervalMs: 15_000,
-  pollIntervalMs: 2_000,
-};
+export { NOT_ALLOWED_TEXT, NOT_AN_INSTALLER_TEXT } from './answerRights.ts';
+export type { ApprovalEvents, ApprovalRuntimeOptions } from './runtimeOptions.ts';
 
 export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   /** How long this instance's liveness outlives its last heartbeat (others treat it as gone after that). */
@@ -101,19 +57,19 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     this.#logger = options.logger ?? silentLogger();
     this.#now = options.now ?? Date.now;
     const bus = options.bus ?? createLocalApprovalBus();
-    this.#keepMs = options.keepMs ?? DEFAULTS.keepMs;
-    this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs;
+    this.#keepMs = options.keepMs ?? RUNTIME_DEFAULTS.keepMs;
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? RUNTIME_DEFAULTS.sweepIntervalMs;
     this.instanceId = options.instanceId ?? newInstanceId();
-    this.#instanceTtlMs = options.instanceTtlMs ?? DEFAULTS.instanceTtlMs;
+    this.#instanceTtlMs = options.instanceTtlMs ?? RUNTIME_DEFAULTS.instanceTtlMs;
     this.#liveness = new InstanceLiveness({
       store: this.#store,
       instanceId: this.instanceId,
       ttlMs: this.#instanceTtlMs,
-      heartbeatMs: options.heartbeatMs ?? DEFAULTS.heartbeatMs,
+      heartbeatMs: options.heartbeatMs ?? RUNTIME_DEFAULTS.heartbeatMs,
       logger: this.#logger,
     });
     this.#waiters = new ApprovalWaiters({
-      pollIntervalMs: options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+      pollIntervalMs: options.pollIntervalMs ?? RUNTIME_DEFAULTS.pollIntervalMs,
       recheck: (approvalId) => this.#recheck(approvalId),
     });
     this.#resolver = new ApprovalResolver({
@@ -217,8 +173,8 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       return closed === undefined ? { kind: 'not_found' } : { kind: 'already_resolved', record: closed.record };
     }
     if (record.worldId !== input.worldId) return { kind: 'wrong_world', record };
-    if (!this.#mayAnswer(record, input.userId)) {
-      await this.#tellPrivately(record, input.userId);
+    if (!mayAnswer(record, input.userId, this.#approversFor, this.#logger)) {
+      await tellNotAllowed(this.#resolver.presenterFor(record.worldId), record, input.userId, this.#logger);
       return { kind: 'not_allowed', record };
     }
     if (record.status !== 'pending') return { kind: 'already_resolved', record };
@@ -239,7 +195,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     if (picked.length === 0 || picked.some((choice) => !record.picks?.choices.includes(choice))) return { kind: 'invalid_option' };
     if (record.status === 'pending' && !this.#askedByUs(record)) return this.respond({ ...input, option: record.defaultOption });
     if (record.worldId !== input.worldId) return { kind: 'wrong_world', record };
-    if (input.userId !== record.requesterId && !this.#mayAnswer(record, input.userId)) return { kind: 'not_allowed', record };
+    if (input.userId !== record.requesterId && !mayAnswer(record, input.userId, this.#approversFor, this.#logger)) return { kind: 'not_allowed', record };
     if (record.status !== 'pending') return { kind: 'already_resolved', record };
     const result = await this.#resolver.resolve(record.id, 'no', SYSTEM_DECIDERS.replaced, { repicked: { by: input.userId, picked } });
     if (result === undefined) return { kind: 'not_found' };
@@ -354,26 +310,6 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       });
   }
 
-  #mayAnswer(record: ApprovalRecord, userId: string): boolean {
-    if (record.answerers !== undefined) return record.answerers.includes(userId);
-    if (userId === record.requesterId) return true;
-    try {
-      return this.#approversFor(record.worldId).includes(userId);
-    } catch (error) {
-      this.#logger.error({ err: error, worldId: record.worldId }, 'reading the approvers failed');
-      return false;
-    }
-  }
-
-  async #tellPrivately(record: ApprovalRecord, userId: string): Promise<void> {
-    const presenter = this.#resolver.presenterFor(record.worldId);
-    try {
-      await presenter?.tellPrivately(record, userId, record.answerers === undefined ? NOT_ALLOWED_TEXT : NOT_AN_INSTALLER_TEXT);
-    } catch (error) {
-      this.#logger.warn({ err: error, approvalId: record.id }, 'telling a user privately failed');
-    }
-  }
-
   /**
    * Stores that the message went out, with the presenter's reference so any instance can update it (and a
    * re-run may resume it); handles a resolution that won the race against presenting.
@@ -413,15 +349,4 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       this.#logger.error({ err: error, approvalId: record.id, event }, 'an approval event listener threw');
     }
   }
-}
-
-/** The question again, after a "yes, once" whose run had started when the bot stopped: the card says why. */
-function askedAgain(input: ApprovalRequestInput): ApprovalRequestInput {
-  return {
-    ...input,
-    body:
-      'Asked again: the bot stopped (a restart or a crash) while the run you approved with "Yes, once" was under way, ' +
-      'so that answer is used up and the run may have done part of its work.\n' +
-      input.body,
-  };
 }
