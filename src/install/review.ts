@@ -72,6 +72,8 @@ export interface ReviewInput {
   /** A collection: the ids of every skill it offers (the card names those not picked). */
   offered?: readonly string[];
   findings: readonly Finding[];
+  /** The source's plugin parts other than skills (hooks, commands, agents, MCP servers), which are not installed. */
+  leftOut?: readonly string[];
   /** An update: what differs from the installed version, already written out (see diff.ts). */
   changes?: string[];
   policy: 'warn' | 'block';
@@ -87,6 +89,9 @@ export async function buildReview(input: ReviewInput): Promise<Review> {
     const others = input.offered.filter((id) => !picked.has(id));
     lines.push(`Picked ${picked.size} of the ${input.offered.length} skills this source holds: ${[...picked].map(visible).join(', ')}`);
     lines.push(`Not installed: ${others.length === 0 ? 'none' : others.map(visible).join(', ')} (pick others on this card, or name them with --skill NAME)`);
+  }
+  if (input.leftOut !== undefined && input.leftOut.length > 0) {
+    lines.push('Not carried (the plugin\'s parts for Claude Code: skillbot installs only the skills, and never runs these):', ...input.leftOut.map((line) => `  ${visible(line)}`));
   }
   if (input.changes !== undefined) lines.push('', 'Changes from the installed version:', ...(input.changes.length > 0 ? input.changes.map((c) => `  ${c}`) : ['  (none)']));
   for (const skill of input.skills) {
