@@ -21,17 +21,23 @@ export interface ScriptLine {
   interpreter: string;
 }
 
-/** A skill's file that can run: under scripts/, executable, or one the instructions reference. */
-async function scriptsOf(skill: StagedSkill): Promise<ScriptLine[]> {
+/**
+ * A skill's files that can run: under scripts/, executable, or one the instructions reference. A file under
+ * scripts/ that is none of the others and has no interpreter (superpowers' `scripts/frame-template.html`) is data
+ * a script reads: listed apart, not as a script that "cannot run" with advice meant for its author.
+ */
+async function scriptsOf(skill: StagedSkill): Promise<{ scripts: ScriptLine[]; data: string[] }> {
   const referenced = new Set(skill.skill?.scripts ?? []);
-  const lines: ScriptLine[] = [];
+  const scripts: ScriptLine[] = [];
+  const data: string[] = [];
   for (const file of skill.files) {
     if (!(file.path.startsWith('scripts/') || file.executable || referenced.has(file.path))) continue;
     const first = await readFirstLine(join(skill.dir, file.path)).catch(() => '');
     const chosen = interpreterFor(file.path, first, { executable: file.executable });
-    lines.push({ skill: skill.id, path: file.path, interpreter: chosen.ok ? [chosen.command.split('/').pop() ?? chosen.command, ...chosen.args.slice(0, -1)].join(' ') || '(runs itself)' : `cannot run: ${chosen.reason}` });
+    if (!chosen.ok && !file.executable && !referenced.has(file.path)) data.push(file.path);
+    else scripts.push({ skill: skill.id, path: file.path, interpreter: chosen.ok ? [chosen.command.split('/').pop() ?? chosen.command, ...chosen.args.slice(0, -1)].join(' ') || '(runs itself)' : `cannot run: ${chosen.reason}` });
   }
-  return lines;
+  return { scripts, data };
 }
 
 async function networkUses(skill: StagedSkill): Promise<string[]> {
@@ -98,12 +104,13 @@ export async function buildReview(input: ReviewInput): Promise<Review> {
     const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);
     lines.push('', `Skill ${visible(skill.id)} (content ${skill.hash.slice(0, 12)}): ${skill.files.length} files, ${mib(bytes)}${skill.folder ? `, from ${visible(skill.folder)}/` : ''}`);
     lines.push(`  description: ${visible(skill.description || '(none: invalid)')}`);
-    const scripts = await scriptsOf(skill);
+    const { scripts, data } = await scriptsOf(skill);
     lines.push(scripts.length === 0 ? '  scripts: none' : '  scripts:');
     for (const script of scripts) {
       lines.push(`    ${visible(script.path)} (${visible(script.interpreter)})`);
       items.push({ kind: 'script', path: `${skill.id}/${script.path}`, args: [script.interpreter] });
     }
+    if (data.length > 0) lines.push(`  other files in scripts/ (no shebang, no known extension: never run): ${data.map(visible).join(', ')}`);
     const meta = skill.skill;
     const unasked: string[] = [];
     if (meta?.runOnLoad.length) unasked.push(`run-on-load: ${meta.runOnLoad.map(visible).join(', ')}`);

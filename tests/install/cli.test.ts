@@ -83,13 +83,16 @@ describe('skillbot skills install on the host', () => {
     expect(bad.stderr).toContain('is not a source I can install');
   }, 90_000);
 
-  it("names a plugin's hooks, commands and agents as not carried: only its skill is installed", async () => {
+  it("names a plugin's hooks, commands and agents as not carried, and a template in scripts/ as data: only its skill is installed", async () => {
     const shown = await run(['skills', 'install', 'github:acme/powers']);
     expect(shown.stdout).toContain("Not carried (the plugin's parts for Claude Code: skillbot installs only the skills, and never runs these):");
     expect(shown.stdout).toContain('hook SessionStart (startup) → "${CLAUDE_PLUGIN_ROOT}/hooks/session-start" (hooks/hooks.json)');
     expect(shown.stdout).toContain('slash commands: commands/ (1 file)');
     expect(shown.stdout).toContain('subagents: agents/ (1 file)');
     expect(shown.stdout).toContain('Skill debugging');
+    expect(shown.stdout).toContain('scripts/bisect.sh (sh)');
+    expect(shown.stdout).toContain('other files in scripts/ (no shebang, no known extension: never run): scripts/page.html');
+    expect(shown.stdout).not.toContain('scripts/page.html (cannot run');
     const installed = await run(['skills', 'install', 'github:acme/powers', '--world', 'slack:T1:C3', '--yes']);
     expect(installed.stdout).toContain('Installed debugging into slack:T1:C3.');
     // A plain skills folder has no plugin parts: the card says nothing of them.
