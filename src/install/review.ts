@@ -22,9 +22,9 @@ export interface ScriptLine {
 }
 
 /**
- * A skill's files that can run: under scripts/, executable, or one the instructions reference. A file under
- * scripts/ that is none of the others and has no interpreter (superpowers' `scripts/frame-template.html`) is data
- * a script reads: listed apart, not as a script that "cannot run" with advice meant for its author.
+ * A skill's files that can run: under scripts/, executable, or one the instructions reference. One with no
+ * interpreter that is not executable (superpowers' `scripts/frame-template.html`, which its Markdown names as a
+ * CSS reference) is data: listed apart as never run, not as a script with advice meant for its author.
  */
 async function scriptsOf(skill: StagedSkill): Promise<{ scripts: ScriptLine[]; data: string[] }> {
   const referenced = new Set(skill.skill?.scripts ?? []);
@@ -34,7 +34,7 @@ async function scriptsOf(skill: StagedSkill): Promise<{ scripts: ScriptLine[]; d
     if (!(file.path.startsWith('scripts/') || file.executable || referenced.has(file.path))) continue;
     const first = await readFirstLine(join(skill.dir, file.path)).catch(() => '');
     const chosen = interpreterFor(file.path, first, { executable: file.executable });
-    if (!chosen.ok && !file.executable && !referenced.has(file.path)) data.push(file.path);
+    if (!chosen.ok && !file.executable) data.push(file.path);
     else scripts.push({ skill: skill.id, path: file.path, interpreter: chosen.ok ? [chosen.command.split('/').pop() ?? chosen.command, ...chosen.args.slice(0, -1)].join(' ') || '(runs itself)' : `cannot run: ${chosen.reason}` });
   }
   return { scripts, data };

@@ -29,9 +29,9 @@ export function pluginWithHooks(marker: string): Record<string, RepoFile> {
     'hooks/session-start': { text: `#!/bin/sh\necho ran > ${JSON.stringify(marker)}\n`, executable: true },
     'commands/plan.md': '# /plan\n\nWrite a plan.\n',
     'agents/reviewer.md': '---\nname: reviewer\n---\nReview the code.\n',
-    'skills/debugging/SKILL.md': skillMd('debugging', 'Find the root cause before fixing.', 'Reproduce, then run `scripts/bisect.sh`.'),
+    'skills/debugging/SKILL.md': skillMd('debugging', 'Find the root cause before fixing.', 'Reproduce, then run `scripts/bisect.sh`; `scripts/page.html` is the report template.'),
     'skills/debugging/scripts/bisect.sh': { text: '#!/bin/sh\necho bisect\n', executable: true },
-    // A template a script reads (as superpowers' brainstorming has): data, not a script.
+    // A template the instructions name (as superpowers' brainstorming names its frame-template.html): data.
     'skills/debugging/scripts/page.html': '<html><body>report</body></html>\n',
   };
 }
