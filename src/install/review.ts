@@ -110,7 +110,7 @@ export async function buildReview(input: ReviewInput): Promise<Review> {
       lines.push(`    ${visible(script.path)} (${visible(script.interpreter)})`);
       items.push({ kind: 'script', path: `${skill.id}/${script.path}`, args: [script.interpreter] });
     }
-    if (data.length > 0) lines.push(`  other files in scripts/ (no shebang, no known extension: never run): ${data.map(visible).join(', ')}`);
+    if (data.length > 0) lines.push(`  not programs, never run (no shebang, no known extension, not executable): ${data.map(visible).join(', ')}`);
     const meta = skill.skill;
     const unasked: string[] = [];
     if (meta?.runOnLoad.length) unasked.push(`run-on-load: ${meta.runOnLoad.map(visible).join(', ')}`);

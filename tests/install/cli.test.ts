@@ -91,7 +91,7 @@ describe('skillbot skills install on the host', () => {
     expect(shown.stdout).toContain('subagents: agents/ (1 file)');
     expect(shown.stdout).toContain('Skill debugging');
     expect(shown.stdout).toContain('scripts/bisect.sh (sh)');
-    expect(shown.stdout).toContain('other files in scripts/ (no shebang, no known extension: never run): scripts/page.html');
+    expect(shown.stdout).toContain('not programs, never run (no shebang, no known extension, not executable): scripts/page.html');
     expect(shown.stdout).not.toContain('scripts/page.html (cannot run');
     const installed = await run(['skills', 'install', 'github:acme/powers', '--world', 'slack:T1:C3', '--yes']);
     expect(installed.stdout).toContain('Installed debugging into slack:T1:C3.');
