@@ -72,10 +72,8 @@ export async function pluginPartsLeftOut(top: string): Promise<string[]> {
     const hooksPath = meta?.hooks;
     if (typeof hooksPath === 'string') {
       const named = inside(dir, hooksPath);
-      if (named !== standard) {
-        const found = named === undefined ? ['(a path outside the plugin)'] : hookLines(await json(named));
-        lines.push(...found.map((line) => `hook ${line} (${named === undefined ? JSON.stringify(hooksPath) : at(relative(dir, named))}, named by plugin.json)`));
-      }
+      if (named === undefined) lines.push(`hooks file ${JSON.stringify(hooksPath)}, named by plugin.json: outside the plugin, not read`);
+      else if (named !== standard) lines.push(...hookLines(await json(named)).map((line) => `hook ${line} (${at(relative(dir, named))}, named by plugin.json)`));
     } else if (meta?.hooks !== undefined) {
       // Inline in plugin.json: the hooks file's shape, with or without its `hooks` wrapper.
       const inline = typeof meta.hooks === 'object' && meta.hooks !== null && 'hooks' in meta.hooks ? meta.hooks : { hooks: meta.hooks };
