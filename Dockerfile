@@ -7,7 +7,7 @@
 # profile that allows clone/clone3/unshare with CLONE_NEWUSER (docs/security.md). No --privileged, no capability.
 #
 # Two targets: the default image, and `--target documents`, the supported host for the document skills (LibreOffice
-# headless, poppler, pandoc, qpdf, a current pypdf and imageio, and the Node packages the skills call; docs/skills.md).
+# headless, poppler, pandoc, qpdf, a current pypdf and imageio, pdf2image, and the Node packages the skills call; docs/skills.md).
 FROM node:20-bookworm-slim AS app
 
 # bubblewrap: the sandbox (as .ci/run installs it). tini: PID 1 that forwards SIGTERM and reaps orphans.
@@ -59,7 +59,7 @@ RUN apt-get update \
       poppler-utils pandoc qpdf \
       python3-openpyxl python3-docx python3-pil python3-lxml python3-defusedxml python3-numpy python3-pandas \
       python3-reportlab python3-imageio \
- && pip3 install --no-cache-dir --break-system-packages 'pypdf>=5' 'imageio>=2.28' \
+ && pip3 install --no-cache-dir --break-system-packages 'pypdf>=5' 'imageio>=2.28' pdf2image \
  && npm install -g pptxgenjs docx \
  && rm -rf /var/lib/apt/lists/* /root/.npm /root/.cache
 USER skillbot

@@ -12,6 +12,7 @@ import { buildReview, type Review } from './review.ts';
 import { scanStaged } from './scanner.ts';
 import type { FetchGuard } from './sourceAddress.ts';
 import type { InstallSource } from './source.ts';
+import { pluginPartsLeftOut } from './pluginParts.ts';
 import { findStagedSkills, type StagedSkill } from './stagedSkills.ts';
 import { removeStaged, type Staged } from './staging.ts';
 
@@ -90,6 +91,7 @@ export async function preparePlan(input: PlanInput, deps: PlanDeps): Promise<Pla
     }
     const all = await scanStaged(staged, found, { existing: input.existing });
     const policy = deps.policyCommand === undefined || found.skills.length === 0 ? undefined : await askPolicy(deps.policyCommand, staged.dir, deps);
+    const leftOut = await pluginPartsLeftOut(staged.dir);
     const offered = input.update === true && wanted !== undefined ? found.skills.filter((skill) => wanted.includes(skill.id)) : found.skills;
 
     const view = async (ids: readonly string[] | undefined): Promise<Plan> => {
@@ -103,6 +105,7 @@ export async function preparePlan(input: PlanInput, deps: PlanDeps): Promise<Pla
         skills,
         ...(offered.length > 1 ? { offered: offered.map((skill) => skill.id) } : {}),
         findings,
+        leftOut,
         ...(changes === undefined ? {} : { changes }),
         policy: input.policy,
         scope: input.scope,

@@ -21,17 +21,23 @@ export interface ScriptLine {
   interpreter: string;
 }
 
-/** A skill's file that can run: under scripts/, executable, or one the instructions reference. */
-async function scriptsOf(skill: StagedSkill): Promise<ScriptLine[]> {
+/**
+ * A skill's files that can run: under scripts/, executable, or one the instructions reference. One with no
+ * interpreter that is not executable (superpowers' `scripts/frame-template.html`, which its Markdown names as a
+ * CSS reference) is data: listed apart as never run, not as a script with advice meant for its author.
+ */
+async function scriptsOf(skill: StagedSkill): Promise<{ scripts: ScriptLine[]; data: string[] }> {
   const referenced = new Set(skill.skill?.scripts ?? []);
-  const lines: ScriptLine[] = [];
+  const scripts: ScriptLine[] = [];
+  const data: string[] = [];
   for (const file of skill.files) {
     if (!(file.path.startsWith('scripts/') || file.executable || referenced.has(file.path))) continue;
     const first = await readFirstLine(join(skill.dir, file.path)).catch(() => '');
     const chosen = interpreterFor(file.path, first, { executable: file.executable });
-    lines.push({ skill: skill.id, path: file.path, interpreter: chosen.ok ? [chosen.command.split('/').pop() ?? chosen.command, ...chosen.args.slice(0, -1)].join(' ') || '(runs itself)' : `cannot run: ${chosen.reason}` });
+    if (!chosen.ok && !file.executable) data.push(file.path);
+    else scripts.push({ skill: skill.id, path: file.path, interpreter: chosen.ok ? [chosen.command.split('/').pop() ?? chosen.command, ...chosen.args.slice(0, -1)].join(' ') || '(runs itself)' : `cannot run: ${chosen.reason}` });
   }
-  return lines;
+  return { scripts, data };
 }
 
 async function networkUses(skill: StagedSkill): Promise<string[]> {
@@ -72,6 +78,8 @@ export interface ReviewInput {
   /** A collection: the ids of every skill it offers (the card names those not picked). */
   offered?: readonly string[];
   findings: readonly Finding[];
+  /** The source's plugin parts other than skills (hooks, commands, agents, MCP servers), which are not installed. */
+  leftOut?: readonly string[];
   /** An update: what differs from the installed version, already written out (see diff.ts). */
   changes?: string[];
   policy: 'warn' | 'block';
@@ -88,17 +96,21 @@ export async function buildReview(input: ReviewInput): Promise<Review> {
     lines.push(`Picked ${picked.size} of the ${input.offered.length} skills this source holds: ${[...picked].map(visible).join(', ')}`);
     lines.push(`Not installed: ${others.length === 0 ? 'none' : others.map(visible).join(', ')} (pick others on this card, or name them with --skill NAME)`);
   }
+  if (input.leftOut !== undefined && input.leftOut.length > 0) {
+    lines.push('Not carried (the plugin\'s parts for Claude Code: skillbot installs only the skills, and never runs these):', ...input.leftOut.map((line) => `  ${visible(line)}`));
+  }
   if (input.changes !== undefined) lines.push('', 'Changes from the installed version:', ...(input.changes.length > 0 ? input.changes.map((c) => `  ${c}`) : ['  (none)']));
   for (const skill of input.skills) {
     const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);
     lines.push('', `Skill ${visible(skill.id)} (content ${skill.hash.slice(0, 12)}): ${skill.files.length} files, ${mib(bytes)}${skill.folder ? `, from ${visible(skill.folder)}/` : ''}`);
     lines.push(`  description: ${visible(skill.description || '(none: invalid)')}`);
-    const scripts = await scriptsOf(skill);
+    const { scripts, data } = await scriptsOf(skill);
     lines.push(scripts.length === 0 ? '  scripts: none' : '  scripts:');
     for (const script of scripts) {
       lines.push(`    ${visible(script.path)} (${visible(script.interpreter)})`);
       items.push({ kind: 'script', path: `${skill.id}/${script.path}`, args: [script.interpreter] });
     }
+    if (data.length > 0) lines.push(`  not programs, never run (no shebang, no known extension, not executable): ${data.map(visible).join(', ')}`);
     const meta = skill.skill;
     const unasked: string[] = [];
     if (meta?.runOnLoad.length) unasked.push(`run-on-load: ${meta.runOnLoad.map(visible).join(', ')}`);

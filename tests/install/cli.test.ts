@@ -9,7 +9,7 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/ops/log.ts';
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
-import { friendlyCollection } from './fixtures.ts';
+import { friendlyCollection, pluginWithHooks } from './fixtures.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 let git: FakeGitServer;
@@ -27,6 +27,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 beforeAll(async () => {
   git = await startFakeGitServer();
   git.commit('acme/tools', friendlyCollection(join(tmpdir(), 'never-written')));
+  git.commit('acme/powers', pluginWithHooks(join(tmpdir(), 'never-written')));
   dir = mkdtempSync(join(tmpdir(), 'skillbot-install-cli-'));
   chmodSync(dir, 0o755);
   env = {
@@ -80,5 +81,22 @@ describe('skillbot skills install on the host', () => {
     const bad = await run(['skills', 'install', 'ftp://nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not a source I can install');
+  }, 90_000);
+
+  it("names a plugin's hooks, commands and agents as not carried, and a template in scripts/ as data: only its skill is installed", async () => {
+    const shown = await run(['skills', 'install', 'github:acme/powers']);
+    expect(shown.stdout).toContain("Not carried (the plugin's parts for Claude Code: skillbot installs only the skills, and never runs these):");
+    expect(shown.stdout).toContain('hook SessionStart (startup) → "${CLAUDE_PLUGIN_ROOT}/hooks/session-start" (hooks/hooks.json)');
+    expect(shown.stdout).toContain('slash commands: commands/ (1 file)');
+    expect(shown.stdout).toContain('subagents: agents/ (1 file)');
+    expect(shown.stdout).toContain('Skill debugging');
+    expect(shown.stdout).toContain('scripts/bisect.sh (sh)');
+    expect(shown.stdout).toContain('not programs, never run (no shebang, no known extension, not executable): scripts/page.html');
+    expect(shown.stdout).not.toContain('scripts/page.html (cannot run');
+    const installed = await run(['skills', 'install', 'github:acme/powers', '--world', 'slack:T1:C3', '--yes']);
+    expect(installed.stdout).toContain('Installed debugging into slack:T1:C3.');
+    // A plain skills folder has no plugin parts: the card says nothing of them.
+    const plain = await run(['skills', 'install', 'github:acme/tools', '--skill', 'csv-peek']);
+    expect(plain.stdout).not.toContain('Not carried');
   }, 90_000);
 });
