@@ -43,7 +43,14 @@ export interface ConnectionDeps {
   onToolsChanged?: () => void;
   /** The bot's own folders (its working folder, store, workspaces, config): a stdio server never sees them. */
   botPaths?: readonly string[];
+  /** A person's (or a world's) connection unused this long is closed (default 15 minutes). */
+  idleMs?: number;
+  now?: () => number;
 }
+
+const IDLE_MS = 15 * 60_000;
+/** How often, at most, a get() looks for idle connections. */
+const SWEEP_EVERY_MS = 60_000;
 
 /** The first folder to mount that is, or holds, one of the bot's own folders. */
 export function exposesBot(folders: readonly string[], botPaths: readonly string[]): { folder: string; holds: string } | undefined {
@@ -54,10 +61,13 @@ export function exposesBot(folders: readonly string[], botPaths: readonly string
   return undefined;
 }
 
+/** A remote server the operator signed in for everyone (static headers): one connection serves every call. */
+const isShared = (server: McpServerConfig): boolean => server.type !== 'stdio' && Object.keys(server.headers).length > 0;
+
 /** Which connection serves a call: a stdio server per world, a shared remote server once, a signed-in one per person. */
 export function connectionKey(server: McpServerConfig, scope: Pick<ConnectionScope, 'worldId' | 'personId'>): string {
   if (server.type === 'stdio') return `${server.name}\0world\0${scope.worldId}`;
-  if (Object.keys(server.headers).length > 0) return `${server.name}\0shared`;
+  if (isShared(server)) return `${server.name}\0shared`;
   return `${server.name}\0person\0${scope.personId}`;
 }
 
@@ -206,30 +216,58 @@ async function listAll(client: Client, timeoutMs: number): Promise<Tool[]> {
 
 export const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 300);
 
+/**
+ * Connections by who they serve: one per shared remote server (bounded by the config), and one per world (stdio)
+ * or per person (signed-in remote servers), which come and go with the people and channels that use them: those
+ * are closed after `idleMs` unused, and the next call connects afresh.
+ */
 export class McpConnections {
-  private readonly connections = new Map<string, ServerConnection>();
+  private readonly connections = new Map<string, { connection: ServerConnection; usedAt: number; shared: boolean }>();
+  private sweptAt: number;
+  private readonly now: () => number;
 
-  constructor(private readonly deps: ConnectionDeps) {}
+  constructor(private readonly deps: ConnectionDeps) {
+    this.now = deps.now ?? Date.now;
+    this.sweptAt = this.now();
+  }
+
+  /** Connections held now (open, opening or failed and remembered). */
+  get held(): number {
+    return this.connections.size;
+  }
 
   get(server: McpServerConfig, scope: ConnectionScope): Promise<Connected | NotConnected> {
+    const now = this.now();
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) this.closeIdle(now);
     const key = connectionKey(server, scope);
-    let connection = this.connections.get(key);
-    if (connection === undefined) {
-      connection = new ServerConnection(server, scope, this.deps);
-      this.connections.set(key, connection);
+    let entry = this.connections.get(key);
+    if (entry === undefined) {
+      entry = { connection: new ServerConnection(server, scope, this.deps), usedAt: now, shared: isShared(server) };
+      this.connections.set(key, entry);
     }
-    return connection.get();
+    entry.usedAt = now;
+    return entry.connection.get();
   }
 
   /** Drops a person's connection to a server (signed in anew, or disconnected). */
   async reset(server: McpServerConfig, personId: string): Promise<void> {
     const key = connectionKey(server, { worldId: '', personId });
-    await this.connections.get(key)?.reset();
+    await this.connections.get(key)?.connection.reset();
   }
 
   async close(): Promise<void> {
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.all(all.map((connection) => connection.close()));
+    await Promise.all(all.map((entry) => entry.connection.close()));
+  }
+
+  private closeIdle(now: number): void {
+    this.sweptAt = now;
+    const idleMs = this.deps.idleMs ?? IDLE_MS;
+    for (const [key, entry] of this.connections) {
+      if (entry.shared || now - entry.usedAt < idleMs) continue;
+      this.connections.delete(key);
+      void entry.connection.close();
+    }
   }
 }

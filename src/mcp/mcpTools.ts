@@ -79,7 +79,7 @@ export class McpTools {
   private readonly arguments = new ArgumentChecker();
   /** Each server's tools as last listed by anyone: offered to a person who has not signed in yet. */
   private readonly known = new Map<string, readonly Tool[]>();
-  /** Per world: the listings a tool set was built from, and the set (same lists: the same object, the same bytes). */
+  /** Per set of servers: the listings a tool set was built from, and the set (same lists: the same object, the same bytes). */
   private readonly cache = new Map<string, { lists: ReadonlyArray<readonly Tool[]>; tools: WorldTools }>();
 
   constructor(private readonly deps: McpToolsDeps) {}
@@ -185,11 +185,13 @@ export class McpTools {
 
   private toolSet(worldId: string, listings: Array<{ server: string; tools: readonly Tool[] }>): WorldTools {
     const lists = listings.map((listing) => listing.tools);
-    const cached = this.cache.get(worldId);
+    // By the servers offered, not by world: worlds come and go with channels; the config bounds the combinations.
+    const key = listings.map((listing) => listing.server).join('\0');
+    const cached = this.cache.get(key);
     if (cached !== undefined && cached.lists.length === lists.length && cached.lists.every((list, index) => list === lists[index])) return cached.tools;
     const tools = buildWorldTools(listings, this.deps.budgetChars);
     for (const refused of tools.refused) this.deps.logger.warn({ worldId, server: refused.server, tool: refused.tool.slice(0, 200), why: refused.why }, 'MCP tool refused');
-    this.cache.set(worldId, { lists, tools });
+    this.cache.set(key, { lists, tools });
     return tools;
   }
 }
