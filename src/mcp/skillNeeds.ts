@@ -1,6 +1,9 @@
-// Which MCP servers a skill's instructions name: `mcp__<server>__<tool>`, or the `Server:tool` form public skills
-// use (`Notion:notion-search`, in backticks). A skill needing a server no world offers is reported by
-// `skills validate` and `doctor`; the catalog is unchanged.
+// Which MCP servers a skill's instructions name: `mcp__<server>__<tool>`, the `Server:tool` form public skills
+// use (`Notion:notion-search`, in backticks), or the setup steps they give for another client
+// (`codex mcp add linear --url …`, `claude mcp add --transport http linear …`, `{"mcpServers": {"linear": …`):
+// openai/skills' linear skill names its tools bare (`list_issues`) and says which server only there. Prose such
+// as "Linear MCP" is not read: "Modern MCP" and "TypeScript MCP SDK" say it too. A skill needing a server no
+// world offers is reported by `skills validate` and `doctor`; the catalog is unchanged.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
@@ -8,12 +11,20 @@ import { worldAllowsServer } from './config.ts';
 
 const FULL_NAME = /\bmcp__([a-z0-9_-]{1,32})__[A-Za-z0-9_.-]+/g;
 const SERVER_TOOL = /`([A-Z][A-Za-z0-9]{1,31}):([a-z][a-z0-9_-]*)`/g;
+/**
+ * `codex mcp add NAME`, `claude mcp add [--flag value…] NAME`: options (with their values) come before the name;
+ * prose ("run claude mcp add to register it") names no server.
+ */
+const ADD_COMMAND = /\b(?:codex|claude)\s+mcp\s+add(?:-json)?((?:\s+--?[a-z][a-z-]*(?:[= ](?!-)(?:"[^"]*"|'[^']*'|[^\s`'"]+))?)*)\s+(?!(?:to|a|an|the|your|it|its|for|with|and|or|then|first|now|again|command|server|servers|it's)\b)([A-Za-z0-9][A-Za-z0-9_-]{0,31})(?![\w.:/-])/g;
+const MCP_SERVERS_JSON = /"mcpServers"\s*:\s*\{\s*"([A-Za-z0-9_-]{1,32})"\s*:/g;
 
 /** The servers named in a SKILL.md, lower-cased, sorted. */
 export function serversNamed(text: string): string[] {
   const servers = new Set<string>();
   for (const match of text.matchAll(FULL_NAME)) servers.add(match[1]!);
   for (const match of text.matchAll(SERVER_TOOL)) servers.add(match[1]!.toLowerCase());
+  for (const match of text.matchAll(ADD_COMMAND)) servers.add(match[2]!.toLowerCase());
+  for (const match of text.matchAll(MCP_SERVERS_JSON)) servers.add(match[1]!.toLowerCase());
   return [...servers].sort();
 }
 
