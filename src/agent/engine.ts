@@ -156,6 +156,7 @@ export class Engine {
       chatId: message.chatId,
       requesterId: message.userId,
       settings,
+      mcpServers: this.deps.mcp?.serversFor(settings.mcp).map((server) => server.name) ?? [],
       snapshot,
       history,
       signal: run.signal,

@@ -41,3 +41,33 @@ export async function missingServers(folder: string, offered: ReadonlySet<string
   if (missing.length === 0) return undefined;
   return `its instructions call tools of the MCP server${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which no world offers (mcpServers and a world's mcp in SKILLBOT_CONFIG; docs/mcp.md)`;
 }
+
+/**
+ * What load_skill adds to its directive for a skill that names MCP servers: how their tools are named here, that
+ * sign-in and setup are not the person's chores (public skills carry another client's setup steps: `codex mcp
+ * add`, restarts), and which named servers this world does not offer. Empty when the skill names none.
+ */
+export function mcpDirectiveLines(text: string, worldServers: readonly string[]): string[] {
+  const named = serversNamed(text);
+  if (named.length === 0) return [];
+  const here = named.filter((server) => worldServers.includes(server));
+  const missing = named.filter((server) => !worldServers.includes(server));
+  const lines: string[] = [];
+  if (here.length > 0) {
+    const first = here[0]!;
+    // Placeholders in capitals, not <tool>: the envelope escapes angle brackets, and the model would read &lt;.
+    const titled = `${first[0]!.toUpperCase()}${first.slice(1)}`;
+    lines.push(
+      `These instructions use the MCP server${here.length > 1 ? 's' : ''} ${here.join(', ')}. Here a server's tools are mcp__SERVER__TOOL: a tool the instructions name \`TOOL\` or \`${titled}:TOOL\` is mcp__${first}__TOOL (among your tools, or through find_mcp_tools where that is offered; when only mcp__${first}__connect is, call it first). ` +
+        'skillbot connects the server, sends the person a private link to sign in with their own account when a call needs it, and asks a person to approve each call: skip the instructions\' steps for adding, configuring or logging in to an MCP server (codex or claude commands, config files, restarts), which are for another program and here are the bot operator\'s.',
+    );
+  }
+  if (missing.length > 0) {
+    const lead = here.length > 0 ? 'The instructions also use' : 'These instructions use';
+    lines.push(
+      `${lead} the MCP server${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not offered here (MCP servers here: ${worldServers.length > 0 ? worldServers.join(', ') : 'none'}): ` +
+        'those tools cannot be called. Tell the person so, and that the bot\'s operator can add a server (mcpServers and this channel\'s mcp in SKILLBOT_CONFIG); do not give them the instructions\' setup commands, which are for another program.',
+    );
+  }
+  return lines;
+}
