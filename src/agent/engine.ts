@@ -180,7 +180,7 @@ export class Engine {
       model: this.deps.config.model,
       maxTokens: this.deps.config.agent.maxTokens,
       system,
-      tools: mcp === undefined ? toolsFor({ shell: settings.bash, search: !catalog.complete }) : [...toolsFor({ shell: settings.bash, search: !catalog.complete }), ...mcp.definitions],
+      tools: mcp === undefined ? toolsFor({ shell: settings.bash, search: !catalog.complete }) : () => [...toolsFor({ shell: settings.bash, search: !catalog.complete }), ...mcp.definitions()],
       history,
       opening,
       maxToolRounds: this.deps.config.agent.maxToolRounds,
