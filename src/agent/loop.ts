@@ -74,7 +74,7 @@ const capMessage = (rounds: number) =>
 /**
  * The Claude tool loop for one turn: call the model, run the tools it asks for, feed the results back, until it
  * stops asking or the per-turn cap is hit. The system prompt and tools go first and unchanged, so every request
- * of every turn shares one cached prefix.
+ * of every turn shares one cached prefix (the one exception: an MCP server a person connects mid-turn adds its tools).
  */
 export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const system: TextBlockParam[] = [{ type: 'text', text: input.system, cache_control: { type: 'ephemeral' } }];
