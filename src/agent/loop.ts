@@ -32,7 +32,11 @@ export interface LoopInput {
   model: string;
   maxTokens: number;
   system: string;
-  tools: ToolUnion[];
+  /**
+   * The tools of every request; a function is asked before each one (a person who connected an MCP server
+   * mid-turn gets its tools for the rest of the turn: the one change, so the cache misses once).
+   */
+  tools: ToolUnion[] | (() => ToolUnion[]);
   /** The chat's earlier messages (a valid alternation ending with an assistant message, or empty). */
   history: MessageParam[];
   /** This turn's opening messages: the user's message, possibly followed by runtime-made tool exchanges. */
@@ -70,7 +74,7 @@ const capMessage = (rounds: number) =>
 /**
  * The Claude tool loop for one turn: call the model, run the tools it asks for, feed the results back, until it
  * stops asking or the per-turn cap is hit. The system prompt and tools go first and unchanged, so every request
- * of every turn shares one cached prefix.
+ * of every turn shares one cached prefix (the one exception: an MCP server a person connects mid-turn adds its tools).
  */
 export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const system: TextBlockParam[] = [{ type: 'text', text: input.system, cache_control: { type: 'ephemeral' } }];
@@ -91,7 +95,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
           model: input.model,
           max_tokens: input.maxTokens,
           system,
-          tools: input.tools,
+          tools: typeof input.tools === 'function' ? input.tools() : input.tools,
           messages: withCacheBreakpoint(joinUserMessages([...input.history, ...turn])),
         },
         { onText: input.callbacks?.onText, onRetry: input.callbacks?.onRetry },

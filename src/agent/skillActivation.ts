@@ -13,6 +13,7 @@ import {
 } from './skillRuns.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { type ApprovalItem, type AuthorizeResult, runAuditEntry, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from '../approvals/index.ts';
+import { mcpDirectiveLines } from '../mcp/skillNeeds.ts';
 import { renderSkillContext, renderSkillFailure } from '../skills/envelope.ts';
 import { HOOK_EVENTS, type PreflightStep, type Skill } from '../skills/types.ts';
 import { type ActivationVia, recordActivation } from '../lifecycle/chatSkills.ts';
@@ -117,9 +118,11 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
   // Arguments first: a preflight value is inserted as it is and never scanned for placeholders again.
   let body = request.args === undefined ? skill.body : substituteArguments(skill.body, request.args);
   if (preflight.variables.size > 0) body = substitutePreflightVariables(body, preflight.variables);
+  const directiveNotes = mcpDirectiveLines(skill.body, turn.mcpServers ?? []);
   const content = renderSkillContext(skill, {
     scriptOutputs,
     preflightContext: preflight.context,
+    ...(directiveNotes.length > 0 ? { directiveNotes } : {}),
     ...(body === skill.body ? {} : { bodyOverride: body }),
   });
   await recordActivation(deps.store, turn.chatId, { id: skill.id, hash: skill.hash, via });

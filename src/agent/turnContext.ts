@@ -36,6 +36,8 @@ export interface TurnContext {
   chatId: string;
   requesterId: string;
   settings: WorldSettings;
+  /** The MCP servers this world may use (configured and in its `mcp` list), by name; absent: none. */
+  mcpServers?: readonly string[];
   /** The registry snapshot taken when the turn started: a reload never changes it mid-turn. */
   snapshot: SkillSnapshot;
   /** The chat's history as the model sees it this turn (preflight tools read recent messages from it). */

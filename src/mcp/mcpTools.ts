@@ -55,7 +55,8 @@ export function privateReach(platform: PrivateWays, chatId: string, userId: stri
 }
 
 export interface TurnTools {
-  definitions: AnthropicTool[];
+  /** The definitions now: they change once in a turn, when the person connects a server nobody had (its tools come in). */
+  definitions(): AnthropicTool[];
   handles(name: string): boolean;
   run(name: string, input: unknown): Promise<ToolOutcome>;
 }
@@ -73,7 +74,7 @@ function connectTools(server: string): Tool[] {
   ];
 }
 
-const NONE: TurnTools = { definitions: [], handles: () => false, run: async () => ({ content: 'No MCP tools here.', isError: true }) };
+const NONE: TurnTools = { definitions: () => [], handles: () => false, run: async () => ({ content: 'No MCP tools here.', isError: true }) };
 
 export class McpTools {
   private readonly arguments = new ArgumentChecker();
@@ -112,19 +113,24 @@ export class McpTools {
       this.deps.logger.warn({ server: server.name, worldId: turn.worldId, why: connection.why }, 'MCP server left out of the turn');
       return [];
     });
-    const tools = this.toolSet(turn.worldId, listings);
+    let tools = this.toolSet(turn.worldId, listings);
     const byServer = new Map(servers.map((server) => [server.name, server]));
     const find = (name: string) => tools.entries.get(name) ?? [...tools.entries.values()].find((entry) => entry.fullName === name);
+    /** The person connected a server nobody had: its tools replace its connect tool for the rest of the turn. */
+    const signedIn = (server: string, serverTools: readonly Tool[]) => {
+      listings.splice(listings.findIndex((listing) => listing.server === server), 1, { server, tools: serverTools });
+      tools = this.toolSet(turn.worldId, listings);
+    };
     const call = (name: string, input: unknown): Promise<ToolOutcome> => {
       const entry = find(name);
       if (entry === undefined) return Promise.resolve({ content: `There is no MCP tool "${name}" here${tools.search ? `: use ${FIND_MCP_TOOLS} to find one` : ''}.`, isError: true });
       const server = byServer.get(entry.server);
       if (server === undefined) return Promise.resolve({ content: `The MCP server ${entry.server} is not offered here.`, isError: true });
-      if (entry.tool === CONNECT_TOOL && this.known.get(server.name) === undefined) return this.signInOnly(server, turn);
+      if (entry.tool === CONNECT_TOOL && this.known.get(server.name) === undefined) return this.signInOnly(server, turn, signedIn);
       return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, arguments: this.arguments }, turn, entry, input, this.link(server, turn));
     };
     return {
-      definitions: tools.definitions,
+      definitions: () => tools.definitions,
       handles: (name) => (tools.search ? name === FIND_MCP_TOOLS || name === CALL_MCP_TOOL : tools.entries.has(name)),
       run: async (name, input) => {
         if (name === FIND_MCP_TOOLS) {
@@ -142,15 +148,16 @@ export class McpTools {
     };
   }
 
-  /** The one tool of a server nobody has signed in to yet: the person signs in, and its tools come next turn. */
-  private async signInOnly(server: McpServerConfig, turn: McpTurn): Promise<ToolOutcome> {
+  /** The one tool of a server nobody has signed in to yet: the person signs in, and its tools come in at once. */
+  private async signInOnly(server: McpServerConfig, turn: McpTurn, connected: (server: string, tools: readonly Tool[]) => void): Promise<ToolOutcome> {
     const link = this.link(server, turn);
     let connection = await link.connect();
     if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
     if (!connection.ok) return { content: `Not connected to ${server.name}: ${connection.why}.`, isError: true };
     this.known.set(server.name, connection.tools());
+    connected(server.name, connection.tools());
     const names = connection.tools().map((tool) => `mcp__${server.name}__${tool.name}`);
-    return { content: `Connected to ${server.name}. Its tools (${names.join(', ') || 'none'}) are offered from the person's next message: tell them so.` };
+    return { content: `Connected to ${server.name}. Its tools (${names.join(', ') || 'none'}) are offered now: go on with the person's request.` };
   }
 
   /** How one call reaches a server for the requester, signing them in when it asks. */

@@ -31,6 +31,18 @@ beforeAll(async () => {
     join(dir, 'skills', 'notes-to-notion', 'SKILL.md'),
     '---\nname: notes-to-notion\ndescription: Files meeting notes in Notion.\n---\nSearch with `Notion:notion-search`, then echo with mcp__everything__echo.\n',
   );
+  // One in the style of openai/skills' linear skill: bare tool names, and the server named only in its setup step.
+  await mkdir(join(dir, 'skills', 'file-tickets'), { recursive: true });
+  await writeFile(
+    join(dir, 'skills', 'file-tickets', 'SKILL.md'),
+    '---\nname: file-tickets\ndescription: Files tickets.\n---\nIf a call fails because the tracker is not connected, run:\n- `codex mcp add tickets --url https://tickets.example/mcp`\n\nTools: `list_tickets`, `create_ticket`.\n',
+  );
+  // One about writing MCP servers: its prose names none.
+  await mkdir(join(dir, 'skills', 'mcp-author'), { recursive: true });
+  await writeFile(
+    join(dir, 'skills', 'mcp-author', 'SKILL.md'),
+    '---\nname: mcp-author\ndescription: Writes MCP servers.\n---\nModern MCP servers use the TypeScript MCP SDK. Use claude mcp add to register it, then test it.\n',
+  );
   env = { SKILLBOT_CONFIG: config, STORE_URL: `sqlite://${join(dir, 'state.sqlite')}`, SKILLS_DIRS: join(dir, 'skills') };
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
@@ -65,13 +77,18 @@ describe('skillbot mcp', () => {
 
   it('skills validate and doctor name a skill that calls tools of a server no world offers', async () => {
     const { stdout } = await run(['skills', 'validate', '--json']);
-    const skill = (JSON.parse(stdout) as { skills: Array<{ id: string; warnings: Array<{ code: string; message: string }> }> }).skills[0]!;
+    const skills = (JSON.parse(stdout) as { skills: Array<{ id: string; warnings: Array<{ code: string; message: string }> }> }).skills;
+    const warned = (id: string) => skills.find((one) => one.id === id)!.warnings.filter((warning) => warning.code === 'mcp_server_missing').map((warning) => warning.message);
+    expect(warned('file-tickets')).toEqual(["its instructions call tools of the MCP server tickets, which no world offers (mcpServers and a world's mcp in SKILLBOT_CONFIG; docs/mcp.md)"]);
+    expect(warned('mcp-author')).toEqual([]);
+    const skill = skills.find((one) => one.id === 'notes-to-notion')!;
     expect(skill.warnings).toContainEqual({
       code: 'mcp_server_missing',
       message: "its instructions call tools of the MCP server notion, which no world offers (mcpServers and a world's mcp in SKILLBOT_CONFIG; docs/mcp.md)",
     });
     const doctor = await run(['doctor']);
-    expect(doctor.stdout).toMatch(/^warn {2}mcp needs: notes-to-notion: its instructions call tools of the MCP server notion, which no world offers/m);
+    expect(doctor.stdout).toMatch(/^warn {2}mcp needs: .*notes-to-notion: its instructions call tools of the MCP server notion, which no world offers/m);
+    expect(doctor.stdout).toMatch(/^warn {2}mcp needs: .*file-tickets: its instructions call tools of the MCP server tickets/m);
   }, 60_000);
 
   it('list: a server started with npx and no network says why it does not answer and what to write instead; the installed bin path connects', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';
 import type { Config } from '../../src/config/config.ts';
 import { resolveMcpServers, type McpServersInput } from '../../src/mcp/config.ts';
-import { type Harness, startHarness } from '../agent/harness.ts';
+import { type Harness, type SkillFixture, startHarness } from '../agent/harness.ts';
 
 /** server-everything's stdio entry, as an operator would write it with an absolute path. */
 export const EVERYTHING_ENTRY = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'));
@@ -20,11 +20,12 @@ export async function startMcpHarness(
   servers: McpServersInput,
   world: { mcp?: string[]; mcpNoApproval?: string[]; network?: string[] } = {},
   tweak: (config: Config) => void = () => {},
+  skills: SkillFixture[] = [],
 ): Promise<McpHarness> {
   const questions: ApprovalRecord[] = [];
   const answers: McpHarness['answers'] = [];
   const harness = await startHarness({
-    skills: [],
+    skills,
     tweak: (config) => {
       config.mcp.servers = resolveMcpServers(servers, process.env);
       config.mcp.timeoutMs = 20_000;

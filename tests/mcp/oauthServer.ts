@@ -1,6 +1,7 @@
 // An OAuth-protected MCP server of our own on loopback, built from the SDK's server and auth helpers (its
 // authorization router, bearer middleware, Streamable HTTP transport): the authorization server signs people in
 // by a `login` the test's "browser" adds to the authorize URL; the tool `whoami` answers whose token called it.
+// Other servers (the Linear stand-in in fixtures/) register their own tools behind the same sign-in.
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type Response } from 'express';
@@ -29,7 +30,22 @@ export interface OAuthMcp {
   close(): Promise<void>;
 }
 
-export async function startOAuthMcp(): Promise<OAuthMcp> {
+export interface OAuthMcpOptions {
+  /** The server's name in its initialize answer. */
+  name?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Its tools, registered on the McpServer made for each request (default: `whoami`). */
+  register?: (mcp: McpServer) => void;
+  /** Tokens an operator would put in a static Authorization header (token → login); they never expire. */
+  staticTokens?: Record<string, string>;
+}
+
+const whoami = (mcp: McpServer): void => {
+  mcp.registerTool('whoami', { description: 'Says whose account the call uses.' }, async (extra) => ({ content: [{ type: 'text', text: `account: ${String(extra.authInfo?.extra?.login)}` }] }));
+};
+
+export async function startOAuthMcp(options: OAuthMcpOptions = {}): Promise<OAuthMcp> {
   const clients = new Map<string, OAuthClientInformationFull>();
   const codes = new Map<string, { client: string; params: AuthorizationParams; login: string }>();
   const access = new Map<string, Token>();
@@ -79,6 +95,8 @@ export async function startOAuthMcp(): Promise<OAuthMcp> {
       return issue(entry.login, client.client_id);
     },
     async verifyAccessToken(token): Promise<AuthInfo> {
+      const operator = options.staticTokens?.[token];
+      if (operator !== undefined) return { token, clientId: 'static', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600, extra: { login: operator } };
       const entry = access.get(token);
       if (entry === undefined || entry.expiresAt < Date.now()) throw new InvalidTokenError('invalid or expired token');
       return { token, clientId: entry.clientId, scopes: [], expiresAt: Math.floor(entry.expiresAt / 1000), extra: { login: entry.login } };
@@ -87,15 +105,15 @@ export async function startOAuthMcp(): Promise<OAuthMcp> {
 
   const app = express();
   let base = '';
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  const server: Server = app.listen(options.port ?? 0, '127.0.0.1');
+  await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const port = (server.address() as { port: number }).port;
   base = `http://127.0.0.1:${port}`;
   const mcpUrl = new URL(`${base}/mcp`);
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl }));
   app.post('/mcp', express.json(), requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }), async (req, res) => {
-    const mcp = new McpServer({ name: 'tracker', version: '1.0.0' });
-    mcp.registerTool('whoami', { description: 'Says whose account the call uses.' }, async (extra) => ({ content: [{ type: 'text', text: `account: ${String(extra.authInfo?.extra?.login)}` }] }));
+    const mcp = new McpServer({ name: options.name ?? 'tracker', version: '1.0.0' });
+    (options.register ?? whoami)(mcp);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void transport.close());
     await mcp.connect(transport);

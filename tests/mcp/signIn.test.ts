@@ -90,14 +90,22 @@ function whoamiBrain(seen: string[], tools: string[][] = []) {
 }
 
 describe('signing in to an MCP server, per person', () => {
-  it("sends A the link privately; A's browser completes it; the waiting turn finishes; A's calls use A's account", async () => {
+  it("sends A the link privately; A's browser completes it; the waiting turn goes on with the server's tools; A's calls use A's account", async () => {
     const seen: string[] = [];
-    fake.setBrain(stepsBrain([toolUseReply('mcp__tracker__connect', {}, { text: 'Connecting.' }), textReply('connected')], seen));
+    const tools: string[][] = [];
+    fake.setBrain((req) => {
+      tools.push(req.tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp__')));
+      return stepsBrain([toolUseReply('mcp__tracker__connect', {}, { text: 'Connecting.' }), toolUseReply('mcp__tracker__whoami', {}, { text: 'Checking.' }), textReply('connected')], seen)(req);
+    });
     const turn = bot.say('use the tracker', 'thread', 'UA');
     const note = await signInAs('UA', 'alice');
     expect(note).toMatch(/^To let Claude use tracker for you, connect your account: http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
     await turn;
-    expect(seen[0]).toBe('Connected to tracker. Its tools (mcp__tracker__whoami) are offered from the person\'s next message: tell them so.');
+    expect(seen[0]).toBe("Connected to tracker. Its tools (mcp__tracker__whoami) are offered now: go on with the person's request.");
+    // Nobody had signed in, so the turn began with the connect tool alone; once A is connected, the same turn has the server's own tools.
+    expect(tools[0]).toEqual(['mcp__tracker__connect']);
+    expect(tools[1]).toEqual(['mcp__tracker__whoami']);
+    expect(seen[1]).toBe('account: alice');
     const next: string[] = [];
     whoamiBrain(next);
     await bot.say('who am I there?', 'thread', 'UA');
