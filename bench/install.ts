@@ -18,7 +18,10 @@ import { startFakeGitServer, type RepoFile } from '../tests/fakes/gitServer.ts';
 const rounds = Number(process.argv[2] ?? 3);
 const SKILLS = 50;
 const redis = process.env.REDIS_URL;
-if (!redis) throw new Error('bench:install needs REDIS_URL (two instances share it)');
+if (!redis) {
+  console.error('bench:install needs REDIS_URL (two instances share it), e.g. REDIS_URL=redis://127.0.0.1:6379 npm run bench:install');
+  process.exit(2);
+}
 const url = new URL(redis);
 url.pathname = '/8';
 const storeUrl = url.toString();
