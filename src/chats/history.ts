@@ -136,7 +136,10 @@ export function createHistory(store: Store, opts: { budgetTokens?: number } = {}
     },
 
     async clear(chatId) {
-      const record = await read(chatId);
+      parseChatId(chatId);
+      // A record of the wrong shape is the very thing a new conversation gets a person out of: it goes, whole.
+      const record = await read(chatId).catch(() => undefined);
+      if (record === undefined) return store.delete('history', chatId);
       if (record.turns.length === 0 && record.usage === undefined) return;
       await store.set('history', chatId, { turns: [], usage: await usageOf(chatId, record) });
     },

@@ -144,6 +144,9 @@ describe('chat history', () => {
     await expect(append(history, chat, 't1', [])).rejects.toThrow(/must start with the user's message/);
     await store.set('history', chat, { turns: 'garbage' });
     await expect(load(history, chat)).rejects.toThrow(/stored history of chat .* is not in the expected shape/);
+    // A new conversation clears it, and the chat works again.
+    await history.clear(chat);
+    expect(await load(history, chat)).toEqual([]);
   });
 
   it("keeps the chat's token totals in the same record, across turns and a new conversation", async () => {
