@@ -17,6 +17,10 @@ const lifecyclePatterns = [
 const approvalsPatterns = [
   { group: ['**/approvals/*', '!**/approvals/index.ts'], message: 'Import approvals from src/approvals/index.ts, the module\'s one entry.' },
 ];
+// Chats (ids, history, the queue, leases, stopping) are what the agent runs in: src/chats never imports the agent.
+const chatsPatterns = [
+  { group: ['**/agent/**', '**/lifecycle/**', '**/skills/**', '**/mcp/**', '**/install/**', '**/workspace/**'], message: 'src/chats holds chats and their queue; the agent uses it, never the reverse.' },
+];
 // A chat's files are a port the agent uses (and exec mounts): src/workspace never reaches back into the turn.
 const workspacePatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/approvals/**'], message: "src/workspace holds a chat's files; the agent uses it, never the reverse." },
@@ -71,6 +75,10 @@ export default tseslint.config(
   {
     files: ['src/lifecycle/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...lifecyclePatterns, ...approvalsPatterns] }] },
+  },
+  {
+    files: ['src/chats/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...chatsPatterns, ...approvalsPatterns] }] },
   },
   {
     files: ['src/config/**/*.ts'],

@@ -1,6 +1,6 @@
 import { type Config, worldSettings } from './config/config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
-import { emptyUsage } from './agent/usage.ts';
+import { emptyUsage } from './chats/usage.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
 import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';

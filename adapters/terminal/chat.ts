@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { App } from '../../src/app.ts';
-import { formatUsage } from '../../src/agent/usage.ts';
+import { formatUsage } from '../../src/chats/usage.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
 import type { IncomingMessage, OutgoingFile, TurnSink } from '../../src/chats/platform.ts';

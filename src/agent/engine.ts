@@ -18,7 +18,7 @@ import { runSkillTool } from './skillTools.ts';
 import { buildSystemPrompt, promptPlatform } from './systemPrompt.ts';
 import { toolsFor } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
-import { emptyUsage, type UsageTotals } from './usage.ts';
+import { emptyUsage, type UsageTotals } from '../chats/usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
 import { type McpTools, privateReach } from '../mcp/mcpTools.ts';
 

@@ -10,7 +10,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { joinUserMessages } from '../chats/history.ts';
 import { DEFAULT_RETRY, ModelCallAborted, type RetryPolicy, streamMessage } from './modelCall.ts';
-import { addApiUsage, emptyUsage, type UsageTotals } from './usage.ts';
+import { addApiUsage, emptyUsage, type UsageTotals } from '../chats/usage.ts';
 
 export interface ToolOutcome {
   content: string;

@@ -1,6 +1,6 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
-import { emptyUsage, mergeUsage, type UsageTotals } from '../agent/usage.ts';
+import { emptyUsage, mergeUsage, type UsageTotals } from './usage.ts';
 import type { Store } from '../store/types.ts';
 import { parseChatId } from './ids.ts';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../src/agent/usage.ts';
+import { emptyUsage } from '../../src/chats/usage.ts';
 import { createHistory, estimateTokens, type History } from '../../src/chats/history.ts';
 import { chatId, slackWorldId, TERMINAL_WORLD_ID } from '../../src/chats/ids.ts';
 import { createStore } from '../../src/store/createStore.ts';
