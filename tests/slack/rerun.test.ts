@@ -123,14 +123,18 @@ describe('a turn re-run after a crash', () => {
   it('shows nothing when the first run had answered before its instance died: the answer is not put back to "Working on it…"', async () => {
     const threadTs = '1700000000.000300';
     const never = new Promise<void>(() => undefined);
-    // A answers, then dies before the message leaves the inbox.
+    // A answers (its reply done: shown and recorded as replied), then dies before the message leaves the inbox.
+    let answered!: () => void;
+    const aAnswered = new Promise<void>((resolve) => (answered = resolve));
     const a = instance(async (_message, sink) => {
       await sink.reply('the answer');
+      answered();
       await never;
     });
     a.dispatcher.start();
     expect(await a.dispatcher.accept(messageIn(threadTs), [`rerun-${threadTs}`])).toBe('queued');
-    await slack.waitFor(() => slack.thread(CHANNEL, threadTs).find((posted) => posted.text === 'the answer'), { what: 'the first answer' });
+    await aAnswered;
+    expect(slack.thread(CHANNEL, threadTs).map((posted) => posted.text)).toEqual(['the answer']);
     alive.delete(a.id);
     let reruns = 0;
     const b = instance(async (_message, sink) => {
