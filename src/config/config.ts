@@ -6,7 +6,7 @@ import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
 import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
-import { parseEgressAllow } from '../exec/addressPolicy.mjs';
+import { egressAllowSchema } from './egressAllowSchema.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
@@ -125,13 +125,7 @@ const worldSchema = z
     approvalTimeoutMs: z.number().int().positive().optional(),
     env: z.record(z.string(), z.record(envName, z.string())).optional(),
     network: z.array(z.string().min(1)).optional(),
-    egressAllow: z
-      .array(z.string().min(1))
-      .superRefine((entries, context) => {
-        const parsed = parseEgressAllow(entries);
-        if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
-      })
-      .optional(),
+    egressAllow: egressAllowSchema.optional(),
     bash: z.boolean().optional(),
     dailyTokenBudget: z.number().int().positive().optional(),
     mcp: z.array(z.string().min(1)).optional(),

@@ -1,7 +1,7 @@
 // Installing skills from chats (top-level `install` in SKILLBOT_CONFIG, INSTALL_GITHUB_URL, INSTALLED_SKILLS_DIR):
 // read once here, used by src/install.
 import { z } from 'zod';
-import { parseEgressAllow } from '../exec/addressPolicy.mjs';
+import { egressAllowSchema } from './egressAllowSchema.ts';
 import { optional, urlVar } from './envVars.ts';
 
 /** Installing skills from chats (top-level `install`); `enabled: false` is `install: false`. */
@@ -32,13 +32,7 @@ export const installSchema = z.union([
       sources: z.array(z.string().min(1)).optional(),
       policyCommand: z.string().min(1).optional(),
       maxMB: z.number().int().min(1).max(4096).optional(),
-      egressAllow: z
-        .array(z.string().min(1))
-        .superRefine((entries, context) => {
-          const parsed = parseEgressAllow(entries);
-          if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
-        })
-        .optional(),
+      egressAllow: egressAllowSchema.optional(),
     })
     .strict(),
 ]);
