@@ -6,13 +6,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCustomId } from '../../adapters/discord/mcpConnect.ts';
-import { mountOAuthCallback } from '../../src/mcp/oauthCallback.ts';
-import { HttpServer } from '../../src/ops/httpServer.ts';
-import { silentLogger } from '../../src/ops/log.ts';
+import type { HttpServer } from '../../src/ops/httpServer.ts';
 import { type FakeAnthropic, lastToolResult, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeDiscord, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { freePort } from '../fakes/freePort.ts';
-import { type OAuthMcp, startOAuthMcp } from '../mcp/oauthServer.ts';
+import { listenForSignIns, type OAuthMcp, startOAuthMcp, trackerConfig } from '../mcp/oauthServer.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 import { botMessages, buttonIds, type DiscordBot, startDiscordBot, threadOn } from './harness.ts';
 
@@ -31,12 +29,9 @@ beforeAll(async () => {
   alice = discord.addUser('alice');
   bob = discord.addUser('bob');
   const config = join(skills.dir, 'skillbot.yaml');
-  await writeFile(config, ['mcpServers:', `  tracker: { type: http, url: ${JSON.stringify(tracker.url)} }`, 'defaults:', '  mcp: [tracker]', "  mcpNoApproval: ['mcp__tracker__*']", ''].join('\n'));
+  await writeFile(config, trackerConfig(tracker.url));
   bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: config, PUBLIC_URL: `http://127.0.0.1:${port}` } });
-  // The bot's HTTP listener as `skillbot start` mounts it: the OAuth redirect lands here.
-  http = new HttpServer(silentLogger(), async () => ({ ok: true, detail: {} }));
-  mountOAuthCallback(http, bot.app.mcp!.signIns);
-  await http.listen(port, '127.0.0.1');
+  http = await listenForSignIns(bot.app.mcp!.signIns, port);
 }, 60_000);
 
 afterAll(async () => {

@@ -13,6 +13,10 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import type { OAuthServerProvider, AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { mountOAuthCallback } from '../../src/mcp/oauthCallback.ts';
+import type { SignIns } from '../../src/mcp/signIn.ts';
+import { HttpServer } from '../../src/ops/httpServer.ts';
+import { silentLogger } from '../../src/ops/log.ts';
 
 interface Token {
   login: string;
@@ -135,4 +139,17 @@ export async function startOAuthMcp(options: OAuthMcpOptions = {}): Promise<OAut
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A SKILLBOT_CONFIG giving every world the server `tracker` at `url`, its calls unasked (these tests are about sign-in). */
+export function trackerConfig(url: string): string {
+  return ['mcpServers:', `  tracker: { type: http, url: ${JSON.stringify(url)} }`, 'defaults:', '  mcp: [tracker]', "  mcpNoApproval: ['mcp__tracker__*']", ''].join('\n');
+}
+
+/** The bot's HTTP listener as `skillbot start` mounts it, on `port` (PUBLIC_URL's): the OAuth redirect lands here. */
+export async function listenForSignIns(signIns: SignIns, port: number): Promise<HttpServer> {
+  const http = new HttpServer(silentLogger(), async () => ({ ok: true, detail: {} }));
+  mountOAuthCallback(http, signIns);
+  await http.listen(port, '127.0.0.1');
+  return http;
 }

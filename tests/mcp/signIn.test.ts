@@ -7,14 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMcpServers } from '../../src/mcp/config.ts';
-import { mountOAuthCallback } from '../../src/mcp/oauthCallback.ts';
 import { TokenVault } from '../../src/mcp/tokenVault.ts';
-import { HttpServer } from '../../src/ops/httpServer.ts';
-import { silentLogger } from '../../src/ops/log.ts';
+import type { HttpServer } from '../../src/ops/httpServer.ts';
 import { type FakeAnthropic, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { freePort } from '../fakes/freePort.ts';
 import { type Harness, startHarness } from '../agent/harness.ts';
-import { type OAuthMcp, startOAuthMcp } from './oauthServer.ts';
+import { listenForSignIns, type OAuthMcp, startOAuthMcp } from './oauthServer.ts';
 
 let tracker: OAuthMcp;
 let fake: FakeAnthropic;
@@ -39,9 +37,7 @@ async function startBot(): Promise<void> {
       config.defaults.approvalTimeoutMs = 20_000;
     },
   });
-  http = new HttpServer(silentLogger(), async () => ({ ok: true, detail: {} }));
-  mountOAuthCallback(http, bot.app.mcp!.signIns);
-  await http.listen(port, '127.0.0.1');
+  http = await listenForSignIns(bot.app.mcp!.signIns, port);
 }
 
 async function stopBot(): Promise<void> {

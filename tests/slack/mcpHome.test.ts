@@ -5,13 +5,11 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountOAuthCallback } from '../../src/mcp/oauthCallback.ts';
-import { HttpServer } from '../../src/ops/httpServer.ts';
-import { silentLogger } from '../../src/ops/log.ts';
+import type { HttpServer } from '../../src/ops/httpServer.ts';
 import { type FakeAnthropic, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { freePort } from '../fakes/freePort.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { type OAuthMcp, startOAuthMcp } from '../mcp/oauthServer.ts';
+import { listenForSignIns, type OAuthMcp, startOAuthMcp, trackerConfig } from '../mcp/oauthServer.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 import { ALICE, BOB, CHANNEL, DM, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
 
@@ -26,11 +24,9 @@ let port: number;
 beforeAll(async () => {
   [slack, anthropic, tracker, skills, port] = await Promise.all([startFakeSlack(), startFakeAnthropic(), startOAuthMcp(), makeSkillsDir([]), freePort()]);
   const config = join(skills.dir, 'skillbot.yaml');
-  await writeFile(config, ['mcpServers:', `  tracker: { type: http, url: ${JSON.stringify(tracker.url)} }`, 'defaults:', '  mcp: [tracker]', "  mcpNoApproval: ['mcp__tracker__*']", ''].join('\n'));
+  await writeFile(config, trackerConfig(tracker.url));
   bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, storeUrl: `sqlite://${join(skills.dir, 'state.sqlite')}`, env: { SKILLBOT_CONFIG: config, PUBLIC_URL: `http://127.0.0.1:${port}` } });
-  http = new HttpServer(silentLogger(), async () => ({ ok: true, detail: {} }));
-  mountOAuthCallback(http, bot.app.mcp!.signIns);
-  await http.listen(port, '127.0.0.1');
+  http = await listenForSignIns(bot.app.mcp!.signIns, port);
 }, 60_000);
 
 afterAll(async () => {
