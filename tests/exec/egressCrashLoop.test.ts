@@ -14,6 +14,7 @@ import { type FakeSlack, SlackSender, startFakeSlack } from '../fakes/slack.ts';
 import { writeSkill } from '../lifecycle/engineHarness.ts';
 import { approvalIdOf, approvalIn } from '../slack/harness.ts';
 import { openTestNetns, type TestNetns } from './testNetns.ts';
+import { until as untilTimeout } from '../until.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 const SECRET = 'crash-loop-test-signing-secret';
@@ -27,15 +28,8 @@ let slack: FakeSlack;
 let bot: ChildProcess | undefined;
 let stderr = '';
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await Promise.resolve().then(probe).catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${stderr.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Waits as `until` does; a timeout shows the bot's last stderr. */
+const until = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 40_000) => untilTimeout(probe, what, ms, () => stderr.slice(-3000));
 
 /** Each run of the script appends the status the proxy gave it to the workspace's runs.log (read from the host). */
 async function runsLogged(): Promise<string[]> {

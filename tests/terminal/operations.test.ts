@@ -12,6 +12,7 @@ import { type FakeSlack, SlackSender, startFakeSlack } from '../fakes/slack.ts';
 import { writeSkill } from '../lifecycle/engineHarness.ts';
 import { REPORT_SKILL, reportBrain } from '../platforms/skills.ts';
 import { approvalIdOf, approvalIn } from '../slack/harness.ts';
+import { until } from '../until.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 const SECRET = 'operations-test-signing-secret';
@@ -32,17 +33,6 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
     );
   });
 }
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await Promise.resolve().then(probe).catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skillbot-ops-'));

@@ -7,19 +7,10 @@ import { type FakeAnthropic, startFakeAnthropic, textReply } from '../fakes/anth
 import { freePort } from '../fakes/freePort.ts';
 import { type FakeSlack, SlackSender, startFakeSlack } from '../fakes/slack.ts';
 import { NOTES_SKILL, writeSkills } from '../agent/harness.ts';
+import { until } from '../until.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 const SECRET = 'start-test-signing-secret';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 let dir: string;
 let anthropic: FakeAnthropic;
