@@ -308,7 +308,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       return workspace.messageAt(channel, ts);
     },
     thread(channel, threadTs) {
-      return workspace.messages.filter((message) => message.channel === channel && (message.threadTs === threadTs || message.ts === threadTs));
+      return workspace.threadOf(channel, threadTs);
     },
     async waitFor(check, waitOptions = {}) {
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 15_000);

@@ -151,6 +151,11 @@ export class FakeWorkspace {
     return this.#byTs.get(`${channel}/${ts}`);
   }
 
+  /** The bot's messages of a thread in posting order: its root (if the bot posted it) and the replies. */
+  threadOf(channel: string, threadTs: string): PostedMessage[] {
+    return [...(this.#byThread.get(`${channel}/${threadTs}`) ?? [])];
+  }
+
   #add(message: PostedMessage): void {
     this.messages.push(message);
     this.#byTs.set(`${message.channel}/${message.ts}`, message);
