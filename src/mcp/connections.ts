@@ -79,7 +79,7 @@ class ServerConnection {
   private closing = false;
 
   constructor(
-    private readonly server: McpServerConfig,
+    readonly server: McpServerConfig,
     private readonly scope: ConnectionScope,
     private readonly deps: ConnectionDeps,
   ) {}
@@ -222,7 +222,7 @@ export const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim(
  * are closed after `idleMs` unused, and the next call connects afresh.
  */
 export class McpConnections {
-  private readonly connections = new Map<string, { connection: ServerConnection; usedAt: number; shared: boolean }>();
+  private readonly connections = new Map<string, { connection: ServerConnection; usedAt: number }>();
   private sweptAt: number;
   private readonly now: () => number;
 
@@ -242,7 +242,7 @@ export class McpConnections {
     const key = connectionKey(server, scope);
     let entry = this.connections.get(key);
     if (entry === undefined) {
-      entry = { connection: new ServerConnection(server, scope, this.deps), usedAt: now, shared: isShared(server) };
+      entry = { connection: new ServerConnection(server, scope, this.deps), usedAt: now };
       this.connections.set(key, entry);
     }
     entry.usedAt = now;
@@ -265,7 +265,7 @@ export class McpConnections {
     this.sweptAt = now;
     const idleMs = this.deps.idleMs ?? IDLE_MS;
     for (const [key, entry] of this.connections) {
-      if (entry.shared || now - entry.usedAt < idleMs) continue;
+      if (isShared(entry.connection.server) || now - entry.usedAt < idleMs) continue;
       this.connections.delete(key);
       void entry.connection.close();
     }
