@@ -1,5 +1,6 @@
 // What the agent asks of MCP for one turn: the world's tool definitions (byte-stable while the servers' lists
 // stay the same) and a runner for the calls the model makes to them.
+import type { Credential } from '../config/credentialsSchema.ts';
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
@@ -31,6 +32,8 @@ export interface McpTurn extends CallTurn {
   network: readonly string[];
   /** The world's `egressAllow`: private ranges or hosts its networked stdio servers may reach through the proxy. */
   egressAllow: readonly string[];
+  /** The world's `credentials`: its stdio servers hold placeholders, their proxy sets the values. */
+  credentials?: readonly Credential[];
   /** One line the person reads under the answer (a server that is down). */
   notice(text: string): void;
   /** Tells the requester something only they see (a sign-in link); absent where the platform cannot. */
@@ -92,7 +95,7 @@ export class McpTools {
 
   private connect(server: McpServerConfig, turn: McpTurn): Promise<Connected | NotConnected> {
     const network = turn.network.includes('*') || turn.network.includes(server.name);
-    return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow });
+    return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow, credentials: turn.credentials ?? [] });
   }
 
   /** Connects the world's servers (warm ones answer at once) and builds the turn's tools. */
