@@ -24,7 +24,7 @@ async function turn(steps: Parameters<typeof stepsBrain>[0], chat: string): Prom
   const seen: string[] = [];
   const descriptions: string[] = [];
   bot.fake.setBrain((req) => {
-    descriptions.push(req.tools.find((tool) => tool.name === 'mcp__changing__weather')?.description ?? '');
+    descriptions.push(String(req.tools.find((tool) => tool.name === 'mcp__changing__weather')?.description ?? ''));
     return stepsBrain(steps, seen)(req);
   });
   await bot.say('go', chat);
