@@ -188,7 +188,9 @@ export function terminatedServer(settings, credentials, termination, hooks) {
       upstream.setTimeout(settings.idleMs, () => upstream.destroy(new Error('timeout')));
       upstream.once('response', (reply) => {
         try {
-          response.writeHead(reply.statusCode ?? 502, reply.statusMessage, reply.headers);
+          // The client's connection is its own: the upstream's hop-by-hop headers (keep-alive) are not passed on.
+          const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !hooks.hopByHop.includes(name)));
+          response.writeHead(reply.statusCode ?? 502, reply.statusMessage, headers);
         } catch {
           reply.destroy();
           answer(502, `${where} answered headers a proxy cannot pass on\n`);
