@@ -8,6 +8,8 @@ import { rootCertificates } from 'node:tls';
 import { createCa } from './certificates.mjs';
 
 export const EGRESS_CA_FILE = 'egress-ca.pem';
+/** Where a networked process's bridge (sandboxInit.ts) finds the CA for Node: NODE_EXTRA_CA_CERTS of what it starts. */
+export const NODE_CA_DEFERRED = 'SKILLBOT_NODE_EXTRA_CA_CERTS';
 
 export interface CaPems {
   certPem: string;
@@ -84,13 +86,16 @@ export function upstreamTrust(env: NodeJS.ProcessEnv): string {
 /** Inside the sandbox: the CA alone, and the system bundle with the CA appended. */
 export const TRUST_INSIDE = { dir: '/run/skillbot-ca', ca: '/run/skillbot-ca/ca.pem', bundle: '/run/skillbot-ca/bundle.pem' } as const;
 
-/** The variables that make curl, Python (ssl, requests), Node and OpenSSL trust the CA. */
+/**
+ * The variables that make curl, Python (ssl, requests), Node and OpenSSL trust the CA. Node's arrives through the
+ * bridge (sandboxInit.ts, NODE_CA_DEFERRED), which every networked process runs behind.
+ */
 export function trustEnv(): Record<string, string> {
   return {
     SSL_CERT_FILE: TRUST_INSIDE.bundle,
     REQUESTS_CA_BUNDLE: TRUST_INSIDE.bundle,
     CURL_CA_BUNDLE: TRUST_INSIDE.bundle,
-    NODE_EXTRA_CA_CERTS: TRUST_INSIDE.ca,
+    [NODE_CA_DEFERRED]: TRUST_INSIDE.ca,
   };
 }
 
