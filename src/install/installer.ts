@@ -16,6 +16,8 @@ import type { InstalledSkills } from './installedSkills.ts';
 import { installedListText, visibleIn } from './installedList.ts';
 import { type Plan, preparePlan } from './plan.ts';
 import { type InstallSource, parseSource, sourceAllowed } from './source.ts';
+import { Semaphore } from '../exec/semaphore.ts';
+import { type FetchQuota, fetchQuota } from './fetchQuota.ts';
 import { type FetchGuard, fetchGuard } from './sourceAddress.ts';
 
 export interface InstallerDeps {
@@ -45,12 +47,20 @@ export interface Requested {
   requesterId: string;
 }
 
+/** Two fetches at a time per instance; five per person per hour from chats (the CLI is the operator's). */
+const FETCHES_AT_ONCE = 2;
+const FETCHES_PER_PERSON_PER_HOUR = 5;
+
 export class Installer {
   readonly #bounds: InstallBounds;
   readonly #guard: FetchGuard;
+  /** Fetches (and unpacks) on this instance at once: each may hold up to the download bound in memory. */
+  readonly #fetching = new Semaphore(FETCHES_AT_ONCE);
+  readonly #quota: FetchQuota;
   constructor(private readonly deps: InstallerDeps) {
     this.#bounds = { ...DEFAULT_BOUNDS, maxDownloadBytes: deps.config.install.maxMB * 1024 * 1024, ...deps.bounds };
     this.#guard = fetchGuard(deps.config.install.egressAllow, deps.config.install.githubUrl);
+    this.#quota = fetchQuota(deps.store, FETCHES_PER_PERSON_PER_HOUR);
   }
 
   /** Who may answer an install card in this world (and remove its skills): its installers and the operator's admins. */
@@ -73,6 +83,16 @@ export class Installer {
     if (!install.enabled) return { ok: false, error: 'installing skills is turned off here (install: false)' };
     if (!sourceAllowed(source, install.sources)) return { ok: false, error: `${source.display} is not among the sources this bot may install from (install.sources)` };
     const update = options.update;
+    const slot = await this.#fetching.acquire();
+    try {
+      return await this.#prepare(source, options, update);
+    } finally {
+      slot?.release();
+    }
+  }
+
+  #prepare(source: InstallSource, options: Parameters<Installer['plan']>[1], update: InstalledSkill | undefined): ReturnType<Installer['plan']> {
+    const install = this.deps.config.install;
     return preparePlan(
       {
         source,
@@ -106,6 +126,8 @@ export class Installer {
   async install(request: Requested & { source: string; file?: { name: string; bytes: Uint8Array }; pick?: readonly string[] }): Promise<InstallResult> {
     const parsed = request.file !== undefined ? this.parse(`file:${request.file.name}`) : this.parse(request.source);
     if (!parsed.ok) return { ok: false, text: `Cannot install: ${parsed.error}.` };
+    const quota = await this.#takeFetch(request);
+    if (!quota.ok) return { ok: false, privately: true, text: quota.text };
     const scope = this.scopeFor(request.worldId, request.requesterId);
     const planned = await this.plan(parsed.source, {
       scope,
@@ -123,6 +145,8 @@ export class Installer {
     if (record.origin.kind === 'file') return { ok: false, text: `${request.id} came from the shared file ${record.origin.name}: share the new file with \`/skills install\` to update it.` };
     const { url, ref, path } = record.origin;
     const source: InstallSource = { kind: 'git', url, ...(ref === undefined ? {} : { ref }), ...(path === undefined ? {} : { path }), display: record.source };
+    const quota = await this.#takeFetch(request);
+    if (!quota.ok) return { ok: false, privately: true, text: quota.text };
     const planned = await this.plan(source, { scope: record.scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, pick: [request.id], update: record });
     if (planned.ok && planned.plan.skills[0]?.hash === record.contentHash) {
       await planned.plan.discard();
@@ -277,6 +301,12 @@ export class Installer {
       default:
         return { ok: false, privately: true, text: 'This install card is no longer open (or not of this channel), so the pick changed nothing.' };
     }
+  }
+
+  /** One of the person's fetches; a world's installers (who answer the cards) and the operator's admins are not counted. */
+  #takeFetch(request: Requested): Promise<{ ok: true } | { ok: false; text: string }> {
+    if (this.installersOf(request.worldId).includes(request.requesterId)) return Promise.resolve({ ok: true });
+    return this.#quota.take(request.requesterId);
   }
 
   /** The skills a staged one must not shadow: every id the registry has now, except this scope's own installs. */
