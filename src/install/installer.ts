@@ -17,6 +17,7 @@ import { installedListText, visibleIn } from './installedList.ts';
 import { type Plan, preparePlan } from './plan.ts';
 import { type InstallSource, parseSource, sourceAllowed } from './source.ts';
 import { Semaphore } from '../exec/semaphore.ts';
+import type { IndexSeal } from './indexSeal.ts';
 import { type FetchQuota, fetchQuota } from './fetchQuota.ts';
 import { type FetchGuard, fetchGuard } from './sourceAddress.ts';
 
@@ -32,6 +33,8 @@ export interface InstallerDeps {
   hashFolder: HashFolder;
   logger: Logger;
   bounds?: Partial<InstallBounds>;
+  /** The installed-skills index's MAC (the state key). */
+  seal: IndexSeal;
 }
 
 /** `ok: false` with `privately`: tell only the person (they may not do this here). */
@@ -47,9 +50,8 @@ export interface Requested {
   requesterId: string;
 }
 
-/** Two fetches at a time per instance; five per person per hour from chats (the CLI is the operator's). */
+/** Two fetches at a time per instance (the per-person count per hour is `install.fetchesPerHour`). */
 const FETCHES_AT_ONCE = 2;
-const FETCHES_PER_PERSON_PER_HOUR = 5;
 
 export class Installer {
   readonly #bounds: InstallBounds;
@@ -60,7 +62,7 @@ export class Installer {
   constructor(private readonly deps: InstallerDeps) {
     this.#bounds = { ...DEFAULT_BOUNDS, maxDownloadBytes: deps.config.install.maxMB * 1024 * 1024, ...deps.bounds };
     this.#guard = fetchGuard(deps.config.install.egressAllow, deps.config.install.githubUrl);
-    this.#quota = fetchQuota(deps.store, FETCHES_PER_PERSON_PER_HOUR);
+    this.#quota = fetchQuota(deps.store, deps.config.install.fetchesPerHour);
   }
 
   /** Who may answer an install card in this world (and remove its skills): its installers and the operator's admins. */
@@ -165,7 +167,7 @@ export class Installer {
     if (record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
       return { ok: false, privately: true, text: `${record.id} is installed for every channel: only the operator's admins can remove it.` };
     }
-    const changed = await changeIndex(this.deps.store, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
+    const changed = await changeIndex(this.deps.store, this.deps.seal, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
     if ('error' in changed) return { ok: false, text: `Removing ${request.id} failed: ${changed.error}.` };
     if (!changed.skills.some((skill) => skill.contentHash === record.contentHash)) await dropBundle(this.deps.store, record.contentHash);
     await this.deps.installed.sync();
@@ -202,7 +204,7 @@ export class Installer {
       installedAt: Date.now(),
     }));
     const replaced: string[] = [];
-    const changed = await changeIndex(this.deps.store, (skills) => {
+    const changed = await changeIndex(this.deps.store, this.deps.seal, (skills) => {
       for (const record of records) {
         const other = skills.find((skill) => skill.id === record.id && skill.scope !== record.scope);
         if (other !== undefined) return { error: `${record.id} is already installed for ${other.scope === 'defaults' ? 'every channel' : other.scope}` };
