@@ -4,7 +4,7 @@
 // from validating anything else the key seals, and the revision is under the MAC, so an index cannot be
 // passed off under another revision.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalJson } from '../approvals/recordSeal.ts';
+import { canonicalJson } from '../approvals/index.ts';
 
 export interface IndexSeal {
   /** HMAC-SHA256 (hex) of the revision and the skills. */
