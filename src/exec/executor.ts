@@ -19,7 +19,7 @@ import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } fr
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 import { VerifiedCopies } from './verifiedCopies.ts';
-import { effectiveLimit, guardWorkspace } from './workspaceGuard.ts';
+import { effectiveLimit, guardWorkspace, overBound } from './workspaceGuard.ts';
 import { changedFiles, exceeds, limitSentence, scanTree } from './workspaceTree.ts';
 
 export interface ExecutorOptions {
@@ -329,12 +329,3 @@ function withEgressReport(result: ExecResult, refused: string[], script: string 
   return result.status === 'ok' ? result : { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${refused.join(', ')}` };
 }
 
-/** Why a run may not start in a workspace that holds more than its bounds, with the sizes; undefined when it may. */
-function overBound(scan: { bytes: number; files: number; unwalkable?: string }, bounds: { maxBytes: number; maxFiles: number }): string | undefined {
-  const MIB = 1024 * 1024;
-  if (scan.bytes > bounds.maxBytes) {
-    return `the chat's workspace holds ${(scan.bytes / MIB).toFixed(1)} MiB on disk, over its bound of ${Math.round(bounds.maxBytes / MIB)} MiB (WORKSPACE_MAX_MB), so nothing more runs there until files are removed`;
-  }
-  if (scan.files > bounds.maxFiles) return `the chat's workspace holds ${scan.files} files, over its bound of ${bounds.maxFiles} (WORKSPACE_MAX_FILES), so nothing more runs there until files are removed`;
-  return undefined;
-}
