@@ -118,3 +118,29 @@ export function writeTrustFiles(dir: string, caCert: string, bundle: string, sys
   writeFileSync(combined, `${bundle.trimEnd()}\n${caCert.trim()}\n`, { mode: 0o644 });
   return { dir, bundle: combined, ...(systemFile === undefined ? {} : { systemFile }) };
 }
+
+/** The installation CA, loaded once: what the egress process needs, and what a run's trust files are made of. */
+export type Trust = () => Promise<{ proxy: CaPems & { upstreamCa: string }; cert: string; bundle: string; systemFile: string | undefined }>;
+
+export function caOnce(load: () => Promise<CaPems>): Trust {
+  let loading: ReturnType<Trust> | undefined;
+  return () => {
+    loading ??= load().then((ca) => ({ proxy: { ...ca, upstreamCa: upstreamTrust(process.env) }, cert: ca.certPem, bundle: systemBundle(), systemFile: systemBundleFile() }));
+    // A failure is not kept: the next run tries again (and says why if it fails too).
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+}
+
+/** A run's trust files in `dir`, or why there are none (the run is then refused, never run without its CA). */
+export async function trustFor(trust: Trust | undefined, root: string): Promise<RunTrust | string> {
+  if (trust === undefined) return 'this world gives the skill credentials, but the bot has no installation CA to inject them with, so it was not run';
+  try {
+    const loaded = await trust();
+    return writeTrustFiles(root, loaded.cert, loaded.bundle, loaded.systemFile);
+  } catch (error) {
+    return `this world gives the skill credentials, but the installation CA is unusable (${(error as Error).message}), so it was not run`;
+  }
+}

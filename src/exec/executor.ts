@@ -15,7 +15,7 @@ import { spawnPrepared } from './spawnRun.ts';
 import { DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
 import path from 'node:path';
 import { createEgressProxies, type EgressBounds, type EgressProxies, type EgressRunProxy } from './egressProxy.ts';
-import { type CaPems, type RunTrust, systemBundle, systemBundleFile, upstreamTrust, writeTrustFiles } from './egressCa.ts';
+import { type CaPems, caOnce, type Trust, trustFor } from './egressCa.ts';
 import { placeholderOf } from './egressCredentials.mjs';
 import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
 import { refusal } from './results.ts';
@@ -330,32 +330,6 @@ function egressSocketIn(root: string, owner: RunOwner | undefined): string {
   mkdirSync(dir, { mode: 0o700 });
   if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
   return path.join(dir, 'egress.sock');
-}
-
-/** The installation CA, loaded once: what the egress process needs, and what a run's trust files are made of. */
-type Trust = () => Promise<{ proxy: CaPems & { upstreamCa: string }; cert: string; bundle: string; systemFile: string | undefined }>;
-
-function caOnce(load: () => Promise<CaPems>): Trust {
-  let loading: ReturnType<Trust> | undefined;
-  return () => {
-    loading ??= load().then((ca) => ({ proxy: { ...ca, upstreamCa: upstreamTrust(process.env) }, cert: ca.certPem, bundle: systemBundle(), systemFile: systemBundleFile() }));
-    // A failure is not kept: the next run tries again (and says why if it fails too).
-    loading.catch(() => {
-      loading = undefined;
-    });
-    return loading;
-  };
-}
-
-/** A run's trust files in `dir`, or why there are none (the run is then refused, never run without its CA). */
-async function trustFor(trust: Trust | undefined, root: string): Promise<RunTrust | string> {
-  if (trust === undefined) return 'this world gives the skill credentials, but the bot has no installation CA to inject them with, so it was not run';
-  try {
-    const loaded = await trust();
-    return writeTrustFiles(root, loaded.cert, loaded.bundle, loaded.systemFile);
-  } catch (error) {
-    return `this world gives the skill credentials, but the installation CA is unusable (${(error as Error).message}), so it was not run`;
-  }
 }
 
 /** Closes a proxy that was being opened for a run that will not start. */
