@@ -52,13 +52,14 @@ function workspaceChanges(view: WorkspaceFilesView): string {
 }
 
 function referenceFiles(skill: Skill): string {
-  if (skill.resources.length === 0) return '<reference_files/>';
+  const unlisted = skill.unlistedFiles ?? 0;
+  const head = `<reference_files${attrs(unlisted > 0 ? { unlisted } : {})}`;
+  if (skill.resources.length === 0) return `${head}/>`;
   const files = skill.resources.map((file) => {
-    if (file.text === undefined) return `<file${attrs({ path: file.path, bytes: file.size })}/>`;
-    const head = `<file${attrs({ path: file.path, bytes: file.size, ...(file.truncated ? { truncated: true } : {}) })}>`;
-    return `${head}\n${escapeText(file.text)}\n</file>`;
+    const tag = `<file${attrs({ path: file.path, bytes: file.size })}`;
+    return file.text === undefined ? `${tag}/>` : `${tag}>\n${escapeText(file.text)}\n</file>`;
   });
-  return `<reference_files>\n${files.join('\n')}\n</reference_files>`;
+  return `${head}>\n${files.join('\n')}\n</reference_files>`;
 }
 
 function directive(skill: Skill, notes: readonly string[]): string {
@@ -79,6 +80,9 @@ function directive(skill: Skill, notes: readonly string[]): string {
     lines.push(
       `${unshown} file(s) of the skill are listed by size only: when the instructions call for one, read it with str_replace_based_edit_tool's view at ${skillPathInside(skill.id)}/PATH.`,
     );
+  }
+  if ((skill.unlistedFiles ?? 0) > 0) {
+    lines.push(`${skill.unlistedFiles} more file(s) are not listed: view ${skillPathInside(skill.id)} (or a folder in it) to see them.`);
   }
   lines.push(...notes);
   return block('execution_directive', lines.join('\n'));
