@@ -3,8 +3,7 @@
 // in-process with a pixel bound, so a crafted file costs at most that; scaled down when over the API's bounds.
 import type { ImageBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import sharp from 'sharp';
-
-export type ImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+import type { ImageType } from './inputFiles.ts';
 
 /** The Messages API's bound per image (5 MB), on the base64 it carries. */
 export const IMAGE_MAX_BASE64 = 5 * 1024 * 1024;
@@ -14,16 +13,6 @@ export const IMAGE_MAX_EDGE = 1568;
 export const IMAGE_MAX_FILE_BYTES = 32 * 1024 * 1024;
 /** Pixels decoded at most (10,000 × 10,000): a bigger image is refused before it is decoded. */
 const IMAGE_MAX_PIXELS = 100_000_000;
-
-/** The image type of `bytes` by its signature, or undefined for anything else. */
-export function imageTypeOf(bytes: Buffer): ImageType | undefined {
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  const head = bytes.subarray(0, 6).toString('latin1');
-  if (head === 'GIF87a' || head === 'GIF89a') return 'image/gif';
-  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
-  return undefined;
-}
 
 export interface SeenImage {
   block: ImageBlockParam;

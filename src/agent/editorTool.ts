@@ -9,8 +9,8 @@ import { entryAt, readInside, writeInside, WorkspacePathError } from '../workspa
 import { visible } from '../text/visible.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { viewFolder } from './editorFolderView.ts';
-import { IMAGE_MAX_FILE_BYTES, imageForClaude, type ImageType, imageTypeOf } from './editorImage.ts';
-import { describeSize } from './inputFiles.ts';
+import { IMAGE_MAX_FILE_BYTES, imageForClaude } from './editorImage.ts';
+import { describeSize, type ImageType, sniffImage } from './inputFiles.ts';
 import type { ToolOutcome } from './loop.ts';
 import { type EditorInput, editorInput } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
@@ -76,7 +76,7 @@ async function view(turn: TurnContext, target: Target, range: [number, number] |
   if (entry === undefined) throw new WorkspacePathError(`${target.shown} does not exist`);
   if (entry.info.isDirectory()) return { content: viewFolder(target.root, target.rel, target.shown) };
   let read = await readInside(target.root, target.rel, target.shown, MAX_FILE_BYTES);
-  const imageType = imageTypeOf(read.bytes);
+  const imageType = sniffImage(read.bytes);
   if (imageType !== undefined) {
     if (read.truncated) read = await readInside(target.root, target.rel, target.shown, IMAGE_MAX_FILE_BYTES);
     if (read.truncated) throw new WorkspacePathError(`${target.shown} is ${describeSize(read.size)}, larger than the ${describeSize(IMAGE_MAX_FILE_BYTES)} the editor shows as an image; make a smaller copy with bash first`);

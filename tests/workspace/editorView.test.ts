@@ -59,6 +59,12 @@ describe("the editor's view, as Claude sees it", () => {
     expect(images.map((image) => image.mediaType)).toEqual(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
     expect(images.map((image) => image.data)).toEqual(Object.values(files));
     expect(harness.fake.requests.every((request) => request.outcome === 'ok')).toBe(true);
+    // The next turn's history keeps a note, not the images' bytes.
+    harness.fake.setBrain(() => textReply('You are welcome.'));
+    await harness.say('thanks');
+    const history = JSON.stringify(harness.fake.requests.at(-1)?.body?.messages);
+    expect(history).toContain('[The image was shown in this turn.]');
+    expect(history).not.toContain('"type":"image"');
   }, 60_000);
 
   it('scales a larger image down to 1568 pixels on its long edge; a .png that is text stays text; other binary is refused', async () => {
