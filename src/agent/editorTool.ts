@@ -1,7 +1,8 @@
 // Claude's own text editor tool (str_replace_based_edit_tool: view, create, str_replace, insert), run by skillbot
 // on the chat's workspace. It changes data, not code, so it asks nobody; it can `view` the folders of skills loaded
-// in the chat (read-only), and shows Claude the images it views (editorImage.ts). It never reads or writes anything else: every path is resolved component by component
-// without following links, and files with other hard links are refused (src/workspace/safeFiles.ts).
+// in the chat (read-only), and shows Claude the images it views (editorImage.ts). It never reads or writes anything
+// else: every path is resolved component by component without following links, and files with other hard links
+// are refused (src/workspace/safeFiles.ts).
 import path from 'node:path';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
