@@ -11,37 +11,11 @@ const DAY_MS = 86_400_000;
 /** @typedef {{ certPem: string; keyPem: string }} CaPems */
 /** @typedef {{ cert: string; key: string }} Leaf */
 
-/**
- * @peculiar/x509 loads tsyringe, which throws unless a Reflect metadata API exists; x509 itself never stores
- * metadata (it uses no decorators), so a small WeakMap-backed one is enough where no reflect-metadata is loaded.
- */
-function ensureReflectMetadata() {
-  const reflect = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (Reflect));
-  if (typeof reflect.getMetadata === 'function') return;
-  /** @type {WeakMap<object, Map<unknown, unknown>>} */
-  const store = new WeakMap();
-  /** @param {object} target */
-  const own = (target) => {
-    let map = store.get(target);
-    if (map === undefined) store.set(target, (map = new Map()));
-    return map;
-  };
-  reflect.defineMetadata = (/** @type {unknown} */ key, /** @type {unknown} */ value, /** @type {object} */ target) => own(target).set(key, value);
-  reflect.getOwnMetadata = (/** @type {unknown} */ key, /** @type {object} */ target) => store.get(target)?.get(key);
-  reflect.getMetadata = (/** @type {unknown} */ key, /** @type {object | null} */ target) => {
-    for (let at = target; at !== null; at = Object.getPrototypeOf(at)) {
-      const found = store.get(at)?.get(key);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  };
-}
-
 /** @type {Promise<typeof import('@peculiar/x509')> | undefined} */
 let loading;
 function x509() {
-  ensureReflectMetadata();
-  loading ??= import('@peculiar/x509').then((module) => {
+  // @peculiar/x509 loads tsyringe, which throws unless the Reflect metadata API exists: the standard polyfill first.
+  loading ??= import('reflect-metadata').then(() => import('@peculiar/x509')).then((module) => {
     module.cryptoProvider.set(/** @type {any} */ (webcrypto));
     return module;
   });

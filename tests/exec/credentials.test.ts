@@ -30,6 +30,13 @@ request = urllib.request.Request("https://files.example.test:8443/echo", headers
 print(json.loads(urllib.request.urlopen(request, timeout=10).read())["authorization"])
 `;
 
+// requests reads HTTPS_PROXY and REQUESTS_CA_BUNDLE from the environment by itself.
+const REQUESTS = `#!/usr/bin/env python3
+import os, requests
+response = requests.get("https://files.example.test:8443/echo", headers={"Authorization": "Bearer " + os.environ["API_TOKEN"]}, timeout=10)
+print(response.json()["authorization"])
+`;
+
 // Node 20's fetch ignores HTTPS_PROXY: a script hands it undici's EnvHttpProxyAgent (here npm's own copy, on the
 // host's /usr; a skill would bundle undici). Node 24 reads the variables itself (NODE_USE_ENV_PROXY=1 is set).
 const NODE = `process.removeAllListeners("warning");
@@ -64,6 +71,7 @@ describe('credentials injected by the egress proxy', () => {
     skill = await makeSkill();
     await skill.write('scripts/curl.sh', CURL);
     await skill.write('scripts/py_fetch.py', PYTHON);
+    await skill.write('scripts/py_requests.py', REQUESTS);
     await skill.write('scripts/fetch.js', NODE);
     await skill.write('scripts/leak.sh', LEAK);
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'skillbot-ca-test-'));
@@ -98,10 +106,13 @@ describe('credentials injected by the egress proxy', () => {
     expect(result.status).toBe('ok');
   });
 
-  it('works the same from Python (urllib and the CA bundle) and from Node fetch through the proxy variables', async () => {
+  it('works the same from Python (requests, and urllib with the CA bundle) and from Node fetch through the proxy variables', async () => {
     const python = await executor.run({ skillDir: skill.dir, script: 'scripts/py_fetch.py', network: true, credentials });
     expect(python.stderr).toBe('');
     expect(python.stdout).toBe(`Bearer ${SECRET}\n`);
+    const requests = await executor.run({ skillDir: skill.dir, script: 'scripts/py_requests.py', network: true, credentials });
+    expect(requests.stderr).toBe('');
+    expect(requests.stdout).toBe(`Bearer ${SECRET}\n`);
     const undici = path.join(path.dirname(path.dirname(realpathSync(process.execPath))), 'lib', 'node_modules', 'npm', 'node_modules', 'undici');
     const node = await executor.run({ skillDir: skill.dir, script: 'scripts/fetch.js', args: [undici], network: true, credentials });
     expect(node.stderr).toBe('');
