@@ -137,6 +137,8 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   try {
     for (const platform of wanted) running.push(await platform.start(app, http));
     app.dispatcher.start();
+    http.routePrefix('POST', '/hooks/', app.routines.hookHandler());
+    await app.routines.start();
     const port = await listen(http, config.port, config.host, 'PORT');
     const metricsPort = metricsHttp === http ? port : await listen(metricsHttp, config.metricsPort ?? 0, config.host, 'METRICS_PORT');
     logger.info({ port, metricsPort, platforms: wanted.map((platform) => platform.name) }, 'skillbot started');
