@@ -4,7 +4,7 @@ import { hookLine, routineLine } from '../../src/routines/commands.ts';
 import type { SlackBlock } from './approvalCard.ts';
 import { answerText } from './routineCommands.ts';
 
-const MAX_LINES = 15;
+const MAX_LINES = 10;
 
 export async function routineBlocks(app: App, teamId: string, userId: string): Promise<SlackBlock[]> {
   const inTeam = (worldId: string) => worldId.startsWith(`slack:${teamId}:`);
