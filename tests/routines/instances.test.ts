@@ -122,7 +122,8 @@ describe.runIf(process.env.REDIS_URL || process.env.CI !== 'true')('a routine on
     await stopBot(b, 'SIGTERM');
     const beforeRestart = roots(id).length;
     await delay(3_000);
-    [a, b] = bots = [await startBot(), await startBot()];
+    bots = [await startBot(), await startBot()];
+    [a, b] = bots as [Bot, Bot];
     await waitForRoots(id, beforeRestart + 6, bots);
     // Long enough for a minute claimed by the killed instance and never finished to be taken over.
     await delay(11_000);
