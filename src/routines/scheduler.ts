@@ -4,7 +4,7 @@ import type { RoutineBook } from './book.ts';
 import type { Clock } from './clock.ts';
 import type { Routine } from './records.ts';
 import { recoverTick, runAtTick, type RunDeps, type RunOutcome, tickKey } from './runs.ts';
-import { lastTickBefore, ticksBetween } from './when.ts';
+import { CronCache, lastTickBefore, ticksBetween } from './when.ts';
 
 /** A tick claimed elsewhere is looked at again after this long (real time): done, or left by a dead instance. */
 const RECHECK_MS = 10_000;
@@ -41,6 +41,7 @@ export class Scheduler {
   private lastScan = 0;
   private scanning: Promise<ScanStats | undefined> | undefined;
   private readonly pending = new Map<string, Pending>();
+  private readonly crons = new CronCache();
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -79,7 +80,7 @@ export class Scheduler {
     for (const routine of book.routines) {
       // A platform this instance does not run: left to the instances that do (no claim taken here).
       if (routine.paused || !this.deps.port(routine.worldId.slice(0, routine.worldId.indexOf(':')))) continue;
-      for (const tick of ticksBetween(routine.schedule, Math.max(this.lastScan, routine.createdAt), now)) due.push({ routine, tick });
+      for (const tick of ticksBetween(routine.schedule, Math.max(this.lastScan, routine.createdAt), now, 100, this.crons)) due.push({ routine, tick });
     }
     this.lastScan = now;
     let count = 0;

@@ -61,9 +61,9 @@ export function parseWhen(text: string, timezone: string, now: number): ParsedWh
  * The moments of `schedule` in (from, to], oldest first, at most `limit` (a long outage of an every-minute
  * routine is not a thousand runs). Repeating schedules go through croner (its time zone rules, DST included).
  */
-export function ticksBetween(schedule: Schedule, from: number, to: number, limit = 100): number[] {
+export function ticksBetween(schedule: Schedule, from: number, to: number, limit = 100, crons?: CronCache): number[] {
   if (schedule.kind === 'once') return schedule.at > from && schedule.at <= to ? [schedule.at] : [];
-  const cron = new Cron(schedule.cron, { timezone: schedule.timezone, paused: true });
+  const cron = crons ? crons.of(schedule.cron, schedule.timezone) : new Cron(schedule.cron, { timezone: schedule.timezone, paused: true });
   const ticks: number[] = [];
   let cursor = new Date(from);
   while (ticks.length < limit) {
@@ -73,6 +73,21 @@ export function ticksBetween(schedule: Schedule, from: number, to: number, limit
     cursor = next;
   }
   return ticks;
+}
+
+/** Parsed cron expressions by (expression, time zone): a scan of 1,000 routines parses each distinct one once. */
+export class CronCache {
+  private readonly crons = new Map<string, Cron>();
+  of(expression: string, timezone: string): Cron {
+    const key = `${expression}|${timezone}`;
+    let cron = this.crons.get(key);
+    if (cron === undefined) {
+      if (this.crons.size > 10_000) this.crons.clear();
+      cron = new Cron(expression, { timezone, paused: true });
+      this.crons.set(key, cron);
+    }
+    return cron;
+  }
 }
 
 /** The next moment after `now`, or undefined when there is none (a one-shot already past). */
