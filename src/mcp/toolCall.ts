@@ -6,7 +6,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
-import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence } from '../approvals/index.ts';
+import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence, routineGrantChat } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { mcpQuestion } from './approvalCard.ts';
 import { skipsApproval } from './config.ts';
@@ -31,6 +31,8 @@ export interface CallTurn {
   worldId: string;
   chatId: string;
   requesterId: string;
+  /** A routine's run: its grants are the routine's (AuthorizeInput.routineId). */
+  routineId?: string;
   approvalTimeoutMs: number;
   mcpNoApproval: readonly string[];
   signal: AbortSignal;
@@ -87,7 +89,7 @@ export async function callMcpTool(
   // A grant covers this definition of the tool: a server that changes it is asked about again.
   const definition = definitionOf(entry);
   const skill = { id: entry.fullName, hash: definitionHash(definition) };
-  const key = definitionKey(turn.worldId, turn.chatId, entry.fullName, turn.requesterId);
+  const key = definitionKey(turn.worldId, turn.routineId === undefined ? turn.chatId : routineGrantChat(turn.routineId), entry.fullName, turn.requesterId);
   const changed = deps.definitions.changes(key, definition);
   let decision: { approvalId?: string; decidedBy?: string; outcome: string } = { outcome: 'not_asked' };
   // A tool its server says needs a person every time is asked even where the world lists it in mcpNoApproval.
@@ -105,6 +107,7 @@ export async function callMcpTool(
         turnId: turn.turnId,
         resumeKey: turn.nextApprovalKey(),
         question: (grant) => mcpQuestion(entry, args, grant, changed),
+        ...(turn.routineId === undefined ? {} : { routineId: turn.routineId }),
         ...(entry.requiresUserInteraction ? { options: ['yes_once', 'no'] as const } : {}),
       },
     );
