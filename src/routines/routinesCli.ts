@@ -1,6 +1,6 @@
 // `skillbot routines list|add|remove --world ID`: the operator's view and hands (they act as an admin).
 import { parseArgs } from 'node:util';
-import { createGrants, routineGrantChat } from '../approvals/grants.ts';
+import { createGrants, routineGrantChat } from '../approvals/index.ts';
 import { type Config, worldSettings } from '../config/config.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
