@@ -98,6 +98,13 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
     await ack(ephemeral(skillListText(skills)));
   });
 
+  // A person's own figures here (their turns and tokens against the world's limits), privately.
+  bolt.command('/usage', async ({ command, ack }) => {
+    const parsed = slashCommandSchema.safeParse(command);
+    if (!parsed.success) return ack();
+    await ack(ephemeral(await deps.app.access.usage(slackWorldId(parsed.data.team_id, parsed.data.channel_id), parsed.data.user_id)));
+  });
+
   bolt.command('/skill', async ({ command, ack, respond }) => {
     const parsed = slashCommandSchema.safeParse(command);
     if (!parsed.success) return ack();

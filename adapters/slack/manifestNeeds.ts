@@ -3,6 +3,8 @@
 export const SLACK_BOT_EVENTS = [
   'app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
   'assistant_thread_started', 'assistant_thread_context_changed', 'app_home_opened',
+  // Who may use the bot (access.ts): a person's profile or a user group changed, so their facts are read again.
+  'user_change', 'subteam_members_changed', 'subteam_updated',
 ] as const;
 
 /** Bot scopes the calls need (views.publish and the streaming methods need none beyond these). */
@@ -12,4 +14,6 @@ export const SLACK_BOT_SCOPES = [
   'files:write',
   // files people share with a question, downloaded with the bot token; names of people in the context read.
   'files:read', 'users:read',
+  // `access.groups`: the members of a listed user group (usergroups.users.list).
+  'usergroups:read',
 ] as const;

@@ -135,6 +135,10 @@ export function slackPort(
       if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
       await api.postEphemeral({ channel: thread.channelId, user: userId, text: safeText(text), threadTs: thread.threadTs });
     },
+    // The app's DM with the person (a user id as the channel): the operator's budget alerts.
+    async directMessage(userId, text) {
+      await api.post({ channel: userId, text: safeText(text) });
+    },
     sinkFor(message, turnId) {
       const thread = slackThreadOf(message.chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${message.chatId}`);

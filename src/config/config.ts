@@ -7,6 +7,7 @@ import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { egressAllowSchema } from './egressAllowSchema.ts';
+import { type AccessSettings, accessSchema, accessSettings, type BotSettings, botSettings, botsSchema, type LimitSettings, limitSettings, limitsSchema, type WorldAccessInput } from './accessSettings.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
@@ -50,6 +51,12 @@ export interface WorldSettings {
   installPolicy: 'warn' | 'block';
   /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
   notHere?: readonly string[];
+  /** Who may use the bot here (src/access); default everyone. */
+  access: AccessSettings;
+  /** Turns and tokens per person (src/access); default none. */
+  limits: LimitSettings;
+  /** Bots whose messages start turns here, and their rate (src/access); default none. */
+  bots: BotSettings;
 }
 
 export interface AgentSettings {
@@ -104,7 +111,7 @@ export interface Config {
   context: ContextLimits;
   agent: AgentSettings;
   defaults: WorldSettings;
-  worlds: Record<string, Partial<WorldSettings>>;
+  worlds: Record<string, Partial<Omit<WorldSettings, keyof WorldAccessInput>> & WorldAccessInput>;
   install: InstallSettings;
   /** Operator-level people whose installs go to `defaults` (every world). */
   admins: string[];
@@ -132,6 +139,9 @@ const worldSchema = z
     mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
     installers: z.array(z.string().min(1)).optional(),
     installPolicy: z.enum(['warn', 'block']).optional(),
+    access: accessSchema.optional(),
+    limits: limitsSchema.optional(),
+    bots: botsSchema.optional(),
   })
   .strict();
 
@@ -279,6 +289,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
       installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
       installPolicy: file.defaults?.installPolicy ?? 'warn',
+      access: accessSettings(file.defaults?.access),
+      limits: limitSettings(file.defaults?.limits),
+      bots: botSettings(file.defaults?.bots),
     },
     worlds: file.worlds ?? {},
     install: installSettings(file.install, env),
@@ -311,6 +324,9 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
     installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
     installPolicy: own.installPolicy ?? config.defaults.installPolicy,
+    access: accessSettings(own.access, config.defaults.access),
+    limits: limitSettings(own.limits, config.defaults.limits),
+    bots: botSettings(own.bots, config.defaults.bots),
   };
 }
 

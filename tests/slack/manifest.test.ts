@@ -26,7 +26,7 @@ describe('adapters/slack/manifest.yml', () => {
   it('subscribes to the events, commands and interactivity the adapter handles, all at /slack/events', async () => {
     const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
     expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([...SLACK_BOT_EVENTS].sort());
-    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/skill', '/skills']);
+    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/skill', '/skills', '/usage']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
     // app_home_opened publishes a Home tab, and the split view's threads are the assistant's.
@@ -47,7 +47,7 @@ describe('adapters/slack/manifest.yml', () => {
 
   it('lists every event the adapter listens to and no other', async () => {
     const sources = await Promise.all(
-      ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
+      ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts', 'access.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
     );
     const registered = sources.flatMap((source) => [...source.matchAll(/bolt\.event\('([a-z_]+)'/g)].map((match) => match[1]));
     // A `message` listener stands for the four message.* subscriptions.

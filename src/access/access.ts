@@ -1,0 +1,147 @@
+// The one place that decides whether a message, a click or a command may reach the bot: the world's `access`
+// rules, the person's `limits`, and the `bots` let in on purpose. Adapters ask it before anything is stored.
+import { type Config, worldSettings } from '../config/config.ts';
+import type { ContextMessage, TurnPlatform } from '../chats/platform.ts';
+import { logRefusedAccess } from '../ops/decisionLog.ts';
+import type { Logger } from '../ops/log.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Store } from '../store/types.ts';
+import { BotGuard } from './botGuard.ts';
+import { type Membership, MembershipCache, type MembershipSource } from './membership.ts';
+import { limitNote, PersonLimits } from './personLimits.ts';
+import { type AccessDecision, decide, needsFacts, refusalNote } from './rules.ts';
+import { usageText } from './usageText.ts';
+
+/** What happens to a message: `refused`/`limited` get a private note; `announce` one message in the channel. */
+export type Admission =
+  | { kind: 'allowed' }
+  | { kind: 'refused'; note: string }
+  | { kind: 'limited'; note: string }
+  | { kind: 'ignored' }
+  | { kind: 'announce'; note: string };
+
+export interface Arrival {
+  worldId: string;
+  userId: string;
+  /** A direct message (Slack DM, Discord DM): `dms` applies. */
+  direct: boolean;
+  /** The message's delivery key: a redelivery is counted once. */
+  key: string;
+  /** Set when a bot wrote it: every id the platform gives the author (Slack bot id and bot user id). */
+  botIds?: string[];
+}
+
+export type CheckResult = { allowed: true } | { allowed: false; note: string };
+
+export interface AccessDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  metrics: Metrics;
+  now?: () => number;
+}
+
+const platformOf = (worldId: string) => worldId.slice(0, worldId.indexOf(':'));
+
+export class Access {
+  readonly #sources = new Map<string, MembershipSource>();
+  readonly #cache: MembershipCache;
+  readonly limits: PersonLimits;
+  readonly #bots: BotGuard;
+  readonly #now: () => number;
+
+  constructor(private readonly deps: AccessDeps) {
+    this.#now = deps.now ?? Date.now;
+    this.#cache = new MembershipCache(this.#now);
+    this.limits = new PersonLimits(deps.store, this.#now);
+    this.#bots = new BotGuard(deps.store, this.#now);
+  }
+
+  /** A platform's adapter says how to learn who a person is there (without one, rules needing facts refuse). */
+  register(platform: 'slack' | 'discord', source: MembershipSource): void {
+    this.#sources.set(platform, source);
+  }
+
+  /** A person's profile or roles changed (platform event): ask again next time. */
+  forgetUser(userId: string): void {
+    this.#cache.forgetUser(userId);
+  }
+
+  /** A group's members changed (platform event). */
+  forgetGroups(): void {
+    this.#cache.forgetGroups();
+  }
+
+  /** The rules alone (approvers, installers, commands, App Home): a refusal is logged and counted. */
+  async check(worldId: string, userId: string, what: string, direct = false): Promise<CheckResult> {
+    const decision = await this.#decide(worldId, userId, direct);
+    if (decision.allowed) return decision;
+    this.deps.metrics.accessRefusals.inc({ world: worldId, reason: decision.reason });
+    logRefusedAccess(this.deps.logger, { worldId, userId, reason: decision.reason, what });
+    return { allowed: false, note: refusalNote(decision.reason, this.#askWhom(worldId)) };
+  }
+
+  /** A new message: the rules, then the person's limits (counting it as a turn when it passes), or the bot guard. */
+  async admit(arrival: Arrival): Promise<Admission> {
+    const settings = worldSettings(this.deps.config, arrival.worldId);
+    if (arrival.botIds !== undefined) {
+      const verdict = await this.#bots.admit(arrival.worldId, arrival.botIds, arrival.key, settings.bots);
+      if (verdict.kind !== 'ignored') this.deps.metrics.botTurns.inc({ world: arrival.worldId, outcome: verdict.kind === 'allowed' ? 'allowed' : 'cooldown' });
+      return verdict;
+    }
+    const checked = await this.check(arrival.worldId, arrival.userId, 'message', arrival.direct);
+    if (!checked.allowed) return { kind: 'refused', note: checked.note };
+    const verdict = await this.limits.admit(arrival.worldId, arrival.userId, arrival.key, settings.limits);
+    if (!verdict.ok) {
+      this.deps.metrics.limitRefusals.inc({ world: arrival.worldId, limit: verdict.limit });
+      this.deps.logger.info({ decision: 'refused_limit', worldId: arrival.worldId, userId: arrival.userId, limit: verdict.limit }, 'per-person limit reached');
+      return { kind: 'limited', note: limitNote(verdict, this.#now()) };
+    }
+    this.deps.metrics.personTurns.inc({ world: arrival.worldId });
+    return { kind: 'allowed' };
+  }
+
+  /** The platform as a turn sees it, whose context reads leave out what people refused here wrote. */
+  filterContext(platform: TurnPlatform, worldId: string): TurnPlatform {
+    const read = platform.readContext?.bind(platform);
+    if (read === undefined) return platform;
+    return {
+      ...platform,
+      readContext: async (message, request) => {
+        const said = await read(message, request);
+        const kept = await Promise.all(said.map(async (entry) => ((await this.#admitsAuthor(worldId, entry)) ? entry : undefined)));
+        return kept.filter((entry): entry is ContextMessage => entry !== undefined);
+      },
+    };
+  }
+
+  /** What `/usage` tells a person: their own figures here, against this world's limits. */
+  async usage(worldId: string, userId: string): Promise<string> {
+    const settings = worldSettings(this.deps.config, worldId);
+    return usageText(await this.limits.usage(worldId, userId), settings.limits);
+  }
+
+  async #admitsAuthor(worldId: string, entry: ContextMessage): Promise<boolean> {
+    if (entry.authorKind !== 'person' || entry.userId === undefined) return true;
+    return (await this.#decide(worldId, entry.userId, false)).allowed;
+  }
+
+  async #decide(worldId: string, userId: string, direct: boolean): Promise<AccessDecision> {
+    const { access } = worldSettings(this.deps.config, worldId);
+    let facts: Membership | undefined;
+    if (needsFacts(access, userId)) {
+      const source = this.#sources.get(platformOf(worldId));
+      try {
+        facts = source === undefined ? undefined : await this.#cache.get(source, worldId, userId, access.groups);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, worldId, userId }, 'could not learn who a person is from the platform; refusing');
+      }
+    }
+    return decide(access, userId, direct, facts);
+  }
+
+  #askWhom(worldId: string): string[] {
+    const approvers = worldSettings(this.deps.config, worldId).approvers;
+    return approvers.length > 0 ? approvers : this.deps.config.admins;
+  }
+}
