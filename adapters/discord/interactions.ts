@@ -24,6 +24,8 @@ import { installWords, runInstallInteraction } from './installCommands.ts';
 import { answerConnectClick, CONNECT_PREFIX } from './mcpConnect.ts';
 import type { SignIns } from '../../src/mcp/signIn.ts';
 import { answerPick, PICK_PREFIX } from './installPicks.ts';
+import type { Access } from '../../src/access/access.ts';
+import { admitInteraction } from './access.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -43,6 +45,8 @@ export interface InteractionDeps {
   installer: Installer;
   /** MCP sign-ins (absent: no server configured): a Connect click's link. */
   signIns?: SignIns;
+  /** Who may use the bot: every command and button of a refused person stops at it. */
+  access: Access;
 }
 
 const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
@@ -149,6 +153,8 @@ async function autocomplete(interaction: AutocompleteInteraction, deps: Interact
 export async function onInteraction(interaction: Interaction, deps: InteractionDeps): Promise<void> {
   // Every instance connected to the gateway receives it; one answers.
   if (!(await claimInteraction(deps.store, interaction.id))) return;
+  const location = await whereOf(interaction, deps);
+  if (!(await admitInteraction(interaction, deps.access, worldOf(location), location.kind === 'dm'))) return;
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
@@ -167,4 +173,9 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
     return listSkills(interaction, deps);
   }
   if (interaction.commandName === 'ask' || interaction.commandName === 'skill') return startTurn(interaction, deps);
+  if (interaction.commandName === 'usage') {
+    const worldId = worldOf(location);
+    const content = worldId === undefined ? 'I cannot tell which channel this is.' : await deps.access.usage(worldId, interaction.user.id);
+    await interaction.reply({ content, flags: MessageFlags.Ephemeral });
+  }
 }
