@@ -103,10 +103,18 @@ export class Access {
 
   /** The platform as a turn sees it, whose context reads leave out what people refused here wrote. */
   filterContext(platform: TurnPlatform, worldId: string): TurnPlatform {
-    const read = platform.readContext?.bind(platform);
-    if (read === undefined) return platform;
+    if (platform.readContext === undefined) return platform;
+    // Each method bound to the port itself (a class instance: spreading it would lose its methods).
+    const bound = <K extends keyof TurnPlatform>(name: K) => {
+      const method = platform[name];
+      return method === undefined ? {} : { [name]: (method as (...args: unknown[]) => unknown).bind(platform) };
+    };
+    const read = platform.readContext.bind(platform);
     return {
-      ...platform,
+      ...bound('fetchFile'),
+      ...bound('tellPrivately'),
+      ...bound('askToConnect'),
+      ...bound('directMessage'),
       readContext: async (message, request) => {
         const said = await read(message, request);
         const kept = await Promise.all(said.map(async (entry) => ((await this.#admitsAuthor(worldId, entry)) ? entry : undefined)));
