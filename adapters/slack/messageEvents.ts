@@ -61,7 +61,11 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
   const handledHere = (text === '' && files.length === 0) || stop;
   // Before anything of the message is kept: the world's access rules, the person's limits, the bot guard.
   const worldId = slackWorldId(teamId, event.channel);
-  const admission = handledHere && !botIds ? { kind: 'allowed' as const } : await deps.app.access.admit({ worldId, userId, direct: isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) });
+  // "stop" and a bare mention ask the model nothing: the rules apply, the limits do not count them.
+  const admission =
+    handledHere && !botIds
+      ? await deps.app.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
+      : await deps.app.access.admit({ worldId, userId, direct: isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) });
   if (admission.kind !== 'allowed') {
     const remembered = await deps.app.dispatcher.accept(undefined, keys);
     if (remembered === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be remembered: the store did not answer`);
