@@ -20,6 +20,8 @@ const CAROL = 'UCAROL';
 const ADMIN = 'UADMIN';
 const DEPLOYBOT = 'B0DEPLOY';
 const STRANGERBOT = 'B0STRANGER';
+const SISTER = 'USISTER';
+const DM_OF_GUS = 'D0GUS';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
@@ -28,7 +30,7 @@ let bot: SlackBot;
 let folder: string;
 
 beforeAll(async () => {
-  slack = await startFakeSlack();
+  slack = await startFakeSlack({ enterpriseId: 'E0GRID' });
   anthropic = await startFakeAnthropic();
   skills = await makeSkillsDir();
   folder = await mkdtemp(join(tmpdir(), 'skillbot-access-'));
@@ -41,6 +43,8 @@ worlds:
   slack:${team}:${TEAM}:
     access: { users: [${ALICE}], groups: [S0OPS] }
     approvers: [${CAROL}]
+  slack:${team}:${DM_OF_GUS}:
+    access: { dms: deny }
   slack:${team}:${BOTS}:
     bots: { allow: [${DEPLOYBOT}], maxTurnsPerMinute: 3, cooldownS: 60 }
 `;
@@ -51,6 +55,7 @@ worlds:
   slack.addPerson(CAROL, 'Carol');
   slack.addPerson(GUEST, 'Gus Guest', { guest: 'single' });
   slack.addPerson(VISITOR, 'Vera Visitor', { teamId: 'T0OTHERCO' });
+  slack.addPerson(SISTER, 'Sam Sister', { teamId: 'T0SISTER', enterpriseId: 'E0GRID' });
   slack.setGroup('S0OPS', [DAVE]);
   bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: join(folder, 'skillbot.yaml') } });
 });
@@ -97,6 +102,20 @@ describe('who may use the bot in Slack', () => {
     expect(everyRequest()).not.toContain('visitor question');
   });
 
+  it('a member of a sister workspace in the same Enterprise Grid org is not external', async () => {
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: GUESTS, user: SISTER, ts, text: mention('sister question') });
+    await waitForReply(slack, GUESTS, ts, 'heard: sister question');
+  });
+
+  it('a world with dms: deny refuses a direct message privately', async () => {
+    const before = ephemeralsFor(ALICE).length;
+    await bot.sender.message({ channel: DM_OF_GUS, user: ALICE, channelType: 'im', text: 'dm question' });
+    const note = await slack.waitFor(() => ephemeralsFor(ALICE)[before], { what: 'the DM refusal' });
+    expect(note.text).toContain('direct messages');
+    expect(everyRequest()).not.toContain('dm question');
+  });
+
   it('in a channel listing users and a group: someone outside both is refused, a group member answered', async () => {
     const note = await refused(TEAM, BOB, 'bob question');
     expect(note).toContain('only some people');
@@ -136,6 +155,26 @@ describe('who may use the bot in Slack', () => {
     expect(JSON.stringify(question.blocks)).toContain('hitl_yes_once');
     await click(ALICE, 'hitl_no');
     await waitForReply(slack, TEAM, ts, 'the script did not run');
+  });
+
+  it('a user group change (subteam_members_changed) applies at once', async () => {
+    const ERIN = 'UERIN';
+    anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req) ?? ''}`));
+    slack.addPerson(ERIN, 'Erin');
+    await refused(TEAM, ERIN, 'erin before');
+    slack.setGroup('S0OPS', [DAVE, ERIN]);
+    await bot.sender.event({ type: 'subteam_members_changed', subteam_id: 'S0OPS', team_id: slack.info.teamId, added_users: [ERIN], added_users_count: '1', event_ts: bot.sender.nextTs() });
+    const ts = bot.sender.nextTs();
+    await bot.sender.mention({ channel: TEAM, user: ERIN, ts, text: mention('erin after') });
+    await waitForReply(slack, TEAM, ts, 'heard: erin after');
+  });
+
+  it("a refused person's App Home shows only the refusal", async () => {
+    const before = slack.views.length;
+    await bot.sender.event({ type: 'app_home_opened', user: ALICE, channel: DM_OF_GUS, tab: 'home', event_ts: bot.sender.nextTs() });
+    const view = await slack.waitFor(() => slack.views[before], { what: 'the Home tab' });
+    expect(JSON.stringify(view.view.blocks)).toContain('cannot use skillbot here');
+    expect(JSON.stringify(view.view.blocks)).not.toContain('Revoke');
   });
 
   it('slash commands obey it: /skills and /usage from a refused person answer only the refusal', async () => {

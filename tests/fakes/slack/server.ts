@@ -14,6 +14,8 @@ export interface FakeSlackOptions {
   teamId?: string;
   botUserId?: string;
   botId?: string;
+  /** The Enterprise Grid org of the workspace (auth.test's `enterprise_id`); none by default. */
+  enterpriseId?: string;
   /** chat.startStream fails with this error (e.g. `feature_not_enabled`): a workspace without AI streaming. */
   refuseStreaming?: string;
 }
@@ -145,6 +147,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     teamId: options.teamId ?? 'T0FAKE',
     botUserId: options.botUserId ?? 'UBOT',
     botId: options.botId ?? 'BBOT',
+    ...(options.enterpriseId ? { enterpriseId: options.enterpriseId } : {}),
     botToken: options.botToken ?? 'xoxb-fake-token',
     appToken: options.appToken ?? 'xapp-fake-token',
   };

@@ -97,6 +97,8 @@ export interface PersonProfile {
 
 export interface WorkspaceInfo {
   teamId: string;
+  /** The Enterprise Grid org, when the workspace is in one. */
+  enterpriseId?: string;
   botUserId: string;
   botId: string;
 }
@@ -193,7 +195,7 @@ export class FakeWorkspace {
   call(method: string, params: Record<string, unknown>): MethodResult {
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'skillbot', team_id: this.info.teamId, user_id: this.info.botUserId, bot_id: this.info.botId };
+        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'skillbot', team_id: this.info.teamId, user_id: this.info.botUserId, bot_id: this.info.botId, ...(this.info.enterpriseId ? { enterprise_id: this.info.enterpriseId, is_enterprise_install: false } : {}) };
       case 'chat.postMessage':
         return this.#post(params);
       case 'chat.update':
