@@ -90,6 +90,13 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
   if (skillId !== undefined && deps.registry.current().get(skillId)?.userInvocable !== true) return refuseUnknownSkill(interaction, skillId, deps);
   const args = interaction.options.getString(skillId === undefined ? 'prompt' : 'args') ?? '';
   const text = skillId === undefined ? args : `/skill ${skillId} ${args}`.trim();
+  // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
+  const worldOfCommand = worldOf(await whereOf(interaction, deps));
+  const limited = worldOfCommand === undefined ? undefined : await deps.access.admitTurn(worldOfCommand, interaction.user.id, `discord:interaction:${interaction.id}`);
+  if (limited?.kind === 'limited') {
+    await interaction.reply({ content: limited.note, flags: MessageFlags.Ephemeral });
+    return;
+  }
   const response = await interaction.deferReply({ withResponse: true });
   const originalId = response.resource?.message?.id;
   const location = await whereOf(interaction, deps);

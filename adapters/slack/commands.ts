@@ -34,6 +34,13 @@ async function runSkill(deps: CommandDeps, command: SlashCommand, skill: { id: s
   const key = `command:${command.trigger_id ?? `${command.user_id}:${command.channel_id}:${command.text}`}`;
   const delivery = await deps.dedupe.take([key]);
   if (delivery === undefined) return;
+  // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
+  const limited = await deps.app.access.admitTurn(slackWorldId(command.team_id, command.channel_id), command.user_id, key);
+  if (limited.kind === 'limited') {
+    await delivery.done();
+    await respond(ephemeral(limited.note));
+    return;
+  }
   const asked = `${person(command.user_id)} asked for *${safeText(skill.id)}*${skill.args ? `: ${safeText(skill.args)}` : ''}`;
   let rootTs: string;
   try {

@@ -91,13 +91,21 @@ export class Access {
     }
     const checked = await this.check(arrival.worldId, arrival.userId, 'message', arrival.direct);
     if (!checked.allowed) return { kind: 'refused', note: checked.note };
-    const verdict = await this.limits.admit(arrival.worldId, arrival.userId, arrival.key, settings.limits);
+    return this.admitTurn(arrival.worldId, arrival.userId, arrival.key);
+  }
+
+  /**
+   * The person's limits alone, for a turn a command starts (the rules were checked before the command ran):
+   * counted as a turn when it passes, under `key` (a redelivery counts once).
+   */
+  async admitTurn(worldId: string, userId: string, key: string): Promise<Extract<Admission, { kind: 'allowed' | 'limited' }>> {
+    const verdict = await this.limits.admit(worldId, userId, key, worldSettings(this.deps.config, worldId).limits);
     if (!verdict.ok) {
-      this.deps.metrics.limitRefusals.inc({ world: arrival.worldId, limit: verdict.limit });
-      this.deps.logger.info({ decision: 'refused_limit', worldId: arrival.worldId, userId: arrival.userId, limit: verdict.limit }, 'per-person limit reached');
+      this.deps.metrics.limitRefusals.inc({ world: worldId, limit: verdict.limit });
+      this.deps.logger.info({ decision: 'refused_limit', worldId, userId, limit: verdict.limit }, 'per-person limit reached');
       return { kind: 'limited', note: limitNote(verdict, this.#now()) };
     }
-    this.deps.metrics.personTurns.inc({ world: arrival.worldId });
+    this.deps.metrics.personTurns.inc({ world: worldId });
     return { kind: 'allowed' };
   }
 

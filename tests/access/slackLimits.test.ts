@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../fakes/anthropic.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
-import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
+import { makeSkillsDir, NOTES_SKILL, type SkillsDir } from '../platforms/skills.ts';
 import { ALICE, type SlackBot, startSlackBot, waitForReply } from '../slack/harness.ts';
 
 if (process.env.CI === 'true' && !process.env.REDIS_URL) throw new Error('CI=true needs REDIS_URL: the shared-limit test must run, not skip.');
@@ -84,6 +84,21 @@ describe.runIf(process.env.REDIS_URL)('per-person limits on a shared Redis', () 
     expect(anthropic.requests.length).toBe(requests);
     const usage = await restarted.sender.command('/usage', '', { channel, user: ALICE });
     expect(JSON.stringify(usage.json)).toContain('questions in the last 60 min: 2 (limit 2)');
+  });
+});
+
+describe('per-person limits on one instance', () => {
+  it('hold for a /skill command as for a message: past the limit, a private note and no turn', async () => {
+    const bot = await start('defaults:\n  limits: { turnsPerPersonPerHour: 1 }\n');
+    await ask(bot, 'C0ONECMD', 'only one');
+    const requests = anthropic.requests.length;
+    const responseUrl = slack.responseUrl();
+    await bot.sender.command('/skill', `${NOTES_SKILL.id} v1`, { channel: 'C0ONECMD', user: ALICE, responseUrl });
+    const answer = await slack.waitFor(() => slack.responses.find((response) => response.id === responseUrl.split('/').pop()), { what: 'the private answer' });
+    expect(JSON.stringify(answer.body)).toMatch(/you can ask again in \d+ min/);
+    await delay(200);
+    expect(anthropic.requests.length).toBe(requests);
+    expect(slack.messages.filter((message) => message.channel === 'C0ONECMD' && message.text.includes('asked for'))).toEqual([]);
   });
 });
 
