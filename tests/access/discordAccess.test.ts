@@ -39,6 +39,7 @@ worlds:
     access: { groups: ["${ops}"] }
     approvers: ["${carol.id}"]
     bots: { allow: ["${deploybot.id}"], maxTurnsPerMinute: 2, cooldownS: 60 }
+    limits: { turnsPerPersonPerHour: 3 }
 `;
   await writeFile(join(folder, 'skillbot.yaml'), config);
   bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: join(folder, 'skillbot.yaml') } });
@@ -92,7 +93,24 @@ describe('who may use the bot in Discord', () => {
     expect(note.content).toContain('cannot use skillbot here');
     const own = discord.slash(alice, discord.general, 'usage');
     const figures = await discord.waitFor(() => discord.world.messages.find((message) => message.interactionId === own.id && message.ephemeral), 'the figures');
-    expect(figures.content).toContain('questions in the last 60 min: 2 (no limit)');
+    expect(figures.content).toContain('questions in the last 60 min: 2 (limit 3)');
+  });
+
+  it('a person at their limit is told by DM (a message) or ephemerally (a command), and nothing starts', async () => {
+    anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req) ?? ''}`));
+    const third = discord.say(alice, discord.general, mention('third question'));
+    await waitForBotMessage(discord, (await discord.waitFor(() => threadOn(discord, third.id), 'the thread')).id, 'heard: third question');
+    const requests = anthropic.requests.length;
+    const before = dmsTo(alice).length;
+    const fourth = discord.say(alice, discord.general, mention('fourth question'));
+    const note = await discord.waitFor(() => dmsTo(alice)[before], 'the DM to alice');
+    expect(note.content).toMatch(/you can ask again in \d+ min/);
+    const command = discord.slash(alice, discord.general, 'ask', { prompt: 'fifth question' });
+    const ephemeral = await discord.waitFor(() => discord.world.messages.find((message) => message.interactionId === command.id && message.ephemeral), 'the ephemeral note');
+    expect(ephemeral.content).toMatch(/you can ask again in \d+ min/);
+    await delay(200);
+    expect(threadOn(discord, fourth.id)).toBeUndefined();
+    expect(anthropic.requests.length).toBe(requests);
   });
 });
 
