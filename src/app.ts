@@ -228,6 +228,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger });
   const budgets = new TokenBudgets(store);
   const access = new Access({ config, store, logger, metrics });
+  await access.start();
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
     runTurn: async (message, sink, turnId, platform) => {
@@ -327,6 +328,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   async function closeRest(handOver: boolean): Promise<void> {
     await approvals.close({ handOver });
     await stops.close();
+    await access.close();
     clearInterval(workspaceSweeper);
     await mcp?.close();
     await installed.close();

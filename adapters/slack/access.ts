@@ -8,14 +8,32 @@ import { parseWorldId } from '../../src/chats/ids.ts';
 import { slackWorldId } from './ids.ts';
 import { slackErrorCode, type Identity, type SlackApi } from './slackApi.ts';
 
-/** Slack's facts of a person: guest (restricted or single-channel), external (Slack Connect from elsewhere). */
-export function slackMembership(api: SlackApi, self: Identity): MembershipSource {
+/** How long a user group's member list is kept (usergroups.users.list is Tier 2: about 20 calls a minute). */
+const GROUP_TTL_MS = 5 * 60_000;
+
+/**
+ * Slack's facts of a person: guest (restricted or single-channel), external (Slack Connect from elsewhere), and
+ * which listed user groups they are in. A group's member list is read once per 5 minutes for everyone (not once
+ * per person), and again at once after `forgetGroups` (its change events).
+ */
+export function slackMembership(api: SlackApi, self: Identity, now: () => number = Date.now): MembershipSource & { forgetGroups(): void } {
+  const groups = new Map<string, { members: Promise<Set<string>>; until: number }>();
+  const membersOf = (group: string): Promise<Set<string>> => {
+    const kept = groups.get(group);
+    if (kept && kept.until > now()) return kept.members;
+    const members = api.groupMembers(group).then((ids) => new Set(ids));
+    // A failed read is not kept: the next check asks again.
+    members.catch(() => groups.delete(group));
+    groups.set(group, { members, until: now() + GROUP_TTL_MS });
+    return members;
+  };
   return {
-    async membership(worldId, userId, groups): Promise<Membership> {
+    forgetGroups: () => groups.clear(),
+    async membership(worldId, userId, asked): Promise<Membership> {
       const facts = await api.userFacts(userId);
       const { teamId } = parseWorldId(worldId) as { teamId: string };
       const sameOrg = self.enterpriseId !== undefined && facts.enterpriseId === self.enterpriseId;
-      const member = await Promise.all(groups.map(async (group) => ((await api.groupMembers(group)).includes(userId) ? group : undefined)));
+      const member = await Promise.all(asked.map(async (group) => ((await membersOf(group)).has(userId) ? group : undefined)));
       return {
         guest: facts.restricted || facts.ultraRestricted,
         external: facts.teamId !== undefined && facts.teamId !== teamId && facts.teamId !== self.teamId && !sameOrg,
@@ -80,9 +98,12 @@ function accessGuard(deps: GuardDeps): Middleware<AnyMiddlewareArgs> {
 
 /** Registers the guard (first, so it runs before every listener) and the change events that refresh the facts. */
 export function registerAccess(bolt: BoltApp, deps: GuardDeps, self: Identity): void {
-  deps.app.access.register('slack', slackMembership(deps.api, self));
+  const membership = slackMembership(deps.api, self);
+  deps.app.access.register('slack', membership);
   bolt.use(accessGuard(deps));
+  // The source's own group lists are dropped through `forgetGroups` (here and on every other instance).
+  const groupsChanged = () => deps.app.access.forgetGroups();
   bolt.event('user_change', async ({ event }) => deps.app.access.forgetUser((event as { user?: { id?: string } }).user?.id ?? ''));
-  bolt.event('subteam_members_changed', async () => deps.app.access.forgetGroups());
-  bolt.event('subteam_updated', async () => deps.app.access.forgetGroups());
+  bolt.event('subteam_members_changed', groupsChanged);
+  bolt.event('subteam_updated', groupsChanged);
 }

@@ -41,6 +41,11 @@ export interface AccessDeps {
   now?: () => number;
 }
 
+/** The store channel change events travel on between instances: `groups`, or `user:<id>`. */
+const CHANGED = 'access-changed';
+const GROUPS = 'groups';
+const USER = 'user:';
+
 const platformOf = (worldId: string) => worldId.slice(0, worldId.indexOf(':'));
 
 export class Access {
@@ -49,6 +54,7 @@ export class Access {
   readonly limits: PersonLimits;
   readonly #bots: BotGuard;
   readonly #now: () => number;
+  #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(private readonly deps: AccessDeps) {
     this.#now = deps.now ?? Date.now;
@@ -62,14 +68,37 @@ export class Access {
     this.#sources.set(platform, source);
   }
 
-  /** A person's profile or roles changed (platform event): ask again next time. */
-  forgetUser(userId: string): void {
-    this.#cache.forgetUser(userId);
+  /** Hears the other instances' change events (the platform delivers each event to one instance only). */
+  async start(): Promise<void> {
+    this.#unsubscribe = await this.deps.store.subscribe(CHANGED, (message) => {
+      if (message === GROUPS) this.#forgetGroupsHere();
+      else this.#cache.forgetUser(message.slice(USER.length));
+    });
   }
 
-  /** A group's members changed (platform event). */
-  forgetGroups(): void {
+  async close(): Promise<void> {
+    await this.#unsubscribe?.();
+  }
+
+  /** A person's profile or roles changed (platform event): every instance asks again next time. */
+  async forgetUser(userId: string): Promise<void> {
+    this.#cache.forgetUser(userId);
+    await this.#tellOthers(`${USER}${userId}`);
+  }
+
+  /** A group's members changed (platform event): on every instance. */
+  async forgetGroups(): Promise<void> {
+    this.#forgetGroupsHere();
+    await this.#tellOthers(GROUPS);
+  }
+
+  #forgetGroupsHere(): void {
     this.#cache.forgetGroups();
+    for (const source of this.#sources.values()) source.forgetGroups?.();
+  }
+
+  async #tellOthers(message: string): Promise<void> {
+    await this.deps.store.publish(CHANGED, message).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'telling other instances of a membership change failed'));
   }
 
   /** The rules alone (approvers, installers, commands, App Home): a refusal is logged and counted. */

@@ -16,6 +16,8 @@ export interface Membership {
 export interface MembershipSource {
   /** Throws when the platform cannot be asked (the gate then refuses: it cannot tell). */
   membership(worldId: string, userId: string, groups: readonly string[]): Promise<Membership>;
+  /** Drops what the source keeps of groups' members (a group changed). */
+  forgetGroups?(): void;
 }
 
 /** How long facts are kept before the platform is asked again (change events drop them sooner). */

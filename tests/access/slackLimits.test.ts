@@ -87,6 +87,26 @@ describe.runIf(process.env.REDIS_URL)('per-person limits on a shared Redis', () 
   });
 });
 
+describe.runIf(process.env.REDIS_URL)('membership changes on a shared Redis', () => {
+  it('a user group change delivered to one instance applies on the other at once', async () => {
+    const url = new URL(process.env.REDIS_URL ?? '');
+    url.pathname = '/12';
+    const channel = `C0GROUP${randomBytes(3).toString('hex').toUpperCase()}`;
+    const group = `S0${randomBytes(3).toString('hex').toUpperCase()}`;
+    const config = `worlds:\n  slack:${slack.info.teamId}:${channel}:\n    access: { groups: [${group}] }\n`;
+    const receiver = await start(config, url.toString());
+    const other = await start(config, url.toString());
+    slack.setGroup(group, []);
+    const notes = () => slack.ephemerals.filter((entry) => entry.user === ALICE && entry.channel === channel);
+    await other.sender.mention({ channel, user: ALICE, text: mention('before') });
+    await slack.waitFor(() => notes()[0], { what: 'the refusal' });
+    slack.setGroup(group, [ALICE]);
+    await receiver.sender.event({ type: 'subteam_members_changed', subteam_id: group, team_id: slack.info.teamId, added_users: [ALICE], added_users_count: '1', event_ts: receiver.sender.nextTs() });
+    await delay(200);
+    await ask(other, channel, 'after');
+  });
+});
+
 describe('per-person limits on one instance', () => {
   it('hold for a /skill command as for a message: past the limit, a private note and no turn', async () => {
     const bot = await start('defaults:\n  limits: { turnsPerPersonPerHour: 1 }\n');
