@@ -39,15 +39,15 @@ export interface MessageDeps {
  * The world's access rules, the person's limits or the bot guard, before the message is kept: false when it goes
  * no further (the person told privately by DM, or the channel told once of a bots' cooldown).
  */
-async function admitted(message: Message, location: Location, keys: string[], control: boolean, deps: MessageDeps): Promise<boolean> {
+async function admitted(message: Message, location: Location, keys: string[], how: { control: boolean; mentioned: boolean }, deps: MessageDeps): Promise<boolean> {
   const worldId = worldOf(location);
   if (worldId === undefined) return true;
   const fromBot = message.author.bot;
   const direct = location.kind === 'dm';
   const admission =
-    control && !fromBot
+    how.control && !fromBot
       ? await deps.access.check(worldId, message.author.id, 'message', direct).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
-      : await deps.access.admit({ worldId, userId: message.author.id, direct, key: keys[0] ?? message.id, ...(fromBot ? { botIds: [message.author.id] } : {}) });
+      : await deps.access.admit({ worldId, userId: message.author.id, direct, addressed: how.mentioned || direct, key: keys[0] ?? message.id, ...(fromBot ? { botIds: [message.author.id] } : {}) });
   if (admission.kind === 'allowed') return true;
   // Remembered as handled: a replay of the delivery tells nobody twice.
   if ((await deps.accept(undefined, keys)) !== 'queued') return false;
@@ -137,7 +137,7 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const files = attachmentsOf(message);
   // A hint for an empty message, "stop" and `/new` are handled here, once (their keys remembered), not queued.
   const control = text === '' && files.length === 0 ? () => deps.api.post(message.channelId, { content: HINT }).then(() => undefined) : controlOf(message, location, text, deps);
-  if (!(await admitted(message, location, keys, control !== undefined, deps))) return;
+  if (!(await admitted(message, location, keys, { control: control !== undefined, mentioned }, deps))) return;
   if (control) {
     if ((await deps.accept(undefined, keys)) === 'queued') await control();
     return;

@@ -65,7 +65,7 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
   const admission =
     handledHere && !botIds
       ? await deps.app.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
-      : await deps.app.access.admit({ worldId, userId, direct: isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) });
+      : await deps.app.access.admit({ worldId, userId, direct: isDirect(event), addressed: mentioned || isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) });
   if (admission.kind !== 'allowed') {
     const remembered = await deps.app.dispatcher.accept(undefined, keys);
     if (remembered === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be remembered: the store did not answer`);

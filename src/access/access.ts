@@ -29,6 +29,8 @@ export interface Arrival {
   key: string;
   /** Set when a bot wrote it: every id the platform gives the author (Slack bot id and bot user id). */
   botIds?: string[];
+  /** False for a reply in the bot's thread that neither mentions it nor is a DM: a refusal there is said once an hour. */
+  addressed?: boolean;
 }
 
 export type CheckResult = { allowed: true } | { allowed: false; note: string };
@@ -45,6 +47,8 @@ export interface AccessDeps {
 const CHANGED = 'access-changed';
 const GROUPS = 'groups';
 const USER = 'user:';
+
+const NOTE_EVERY_MS = 60 * 60_000;
 
 const platformOf = (worldId: string) => worldId.slice(0, worldId.indexOf(':'));
 
@@ -119,7 +123,13 @@ export class Access {
       return verdict;
     }
     const checked = await this.check(arrival.worldId, arrival.userId, 'message', arrival.direct);
-    if (!checked.allowed) return { kind: 'refused', note: checked.note };
+    if (!checked.allowed) {
+      // A reply in a bot's thread that does not address the bot: told once an hour, not at every message.
+      if (arrival.addressed === false && !(await this.deps.store.claim('usage', `access-note:${encodeURIComponent(arrival.worldId)}/${encodeURIComponent(arrival.userId)}`, { at: this.#now() }, NOTE_EVERY_MS))) {
+        return { kind: 'ignored' };
+      }
+      return { kind: 'refused', note: checked.note };
+    }
     return this.admitTurn(arrival.worldId, arrival.userId, arrival.key);
   }
 

@@ -140,6 +140,20 @@ describe('who may use the bot in Slack', () => {
     expect(seen).not.toContain('bob injected words');
   });
 
+  it("a refused person chatting in the bot's thread without mentioning it is told once, and never reaches the model", async () => {
+    anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req) ?? ''}`));
+    const root = bot.sender.nextTs();
+    await bot.sender.mention({ channel: TEAM, user: ALICE, ts: root, text: mention('start a thread') });
+    await waitForReply(slack, TEAM, root, 'heard: start a thread');
+    const before = ephemeralsFor(BOB).length;
+    await bot.sender.message({ channel: TEAM, user: BOB, threadTs: root, text: 'bob chats along 1' });
+    await bot.sender.message({ channel: TEAM, user: BOB, threadTs: root, text: 'bob chats along 2' });
+    await slack.waitFor(() => ephemeralsFor(BOB)[before], { what: 'the one note' });
+    await delay(200);
+    expect(ephemeralsFor(BOB)).toHaveLength(before + 1);
+    expect(everyRequest()).not.toContain('bob chats along');
+  });
+
   it("a refused approver's click does nothing; the requester's still counts", async () => {
     reportBrain(anthropic);
     const ts = bot.sender.nextTs();
