@@ -137,7 +137,16 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const files = attachmentsOf(message);
   // A hint for an empty message, "stop" and `/new` are handled here, once (their keys remembered), not queued.
   const control = text === '' && files.length === 0 ? () => deps.api.post(message.channelId, { content: HINT }).then(() => undefined) : controlOf(message, location, text, deps);
-  if (!(await admitted(message, location, keys, { control: control !== undefined, mentioned }, deps))) return;
+  let goOn: boolean;
+  try {
+    goOn = await admitted(message, location, keys, { control: control !== undefined, mentioned }, deps);
+  } catch (error) {
+    // The counts live in the store: without it nothing is decided, and the person is asked to send it again.
+    deps.log.warn({ err: error, messageId: message.id }, 'admitting a message failed');
+    await deps.api.post(message.channelId, { content: NOT_QUEUED_TEXT }).catch((postError: unknown) => deps.log.debug({ err: postError }, 'saying so failed too'));
+    return;
+  }
+  if (!goOn) return;
   if (control) {
     if ((await deps.accept(undefined, keys)) === 'queued') await control();
     return;

@@ -62,10 +62,14 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
   // Before anything of the message is kept: the world's access rules, the person's limits, the bot guard.
   const worldId = slackWorldId(teamId, event.channel);
   // "stop" and a bare mention ask the model nothing: the rules apply, the limits do not count them.
-  const admission =
+  const admission = await (
     handledHere && !botIds
-      ? await deps.app.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
-      : await deps.app.access.admit({ worldId, userId, direct: isDirect(event), addressed: mentioned || isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) });
+      ? deps.app.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
+      : deps.app.access.admit({ worldId, userId, direct: isDirect(event), addressed: mentioned || isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) })
+  ).catch((error: unknown) => {
+    // The counts live in the store: without it nothing is decided, and Slack delivers the event again.
+    throw new RetryLater(`delivery ${eventId ?? event.ts} could not be admitted: ${(error as Error).message}`);
+  });
   if (admission.kind !== 'allowed') {
     const remembered = await deps.app.dispatcher.accept(undefined, keys);
     if (remembered === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be remembered: the store did not answer`);
