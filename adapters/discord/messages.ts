@@ -51,10 +51,13 @@ async function admitted(message: Message, location: Location, keys: string[], ho
   if (admission.kind === 'allowed') return true;
   // Remembered as handled: a replay of the delivery tells nobody twice.
   if ((await deps.accept(undefined, keys)) !== 'queued') return false;
-  if (admission.kind === 'refused' || admission.kind === 'limited') {
-    const dm = await deps.api.openDm(message.author.id);
-    await deps.api.post(dm, { content: admission.note });
-  } else if (admission.kind === 'announce') await deps.api.post(message.channelId, { content: admission.note });
+  try {
+    if (admission.kind === 'refused' || admission.kind === 'limited') await deps.api.post(await deps.api.openDm(message.author.id), { content: admission.note });
+    else if (admission.kind === 'announce') await deps.api.post(message.channelId, { content: admission.note });
+  } catch (error) {
+    // A person whose DMs are closed to the bot is not told; nothing else changes.
+    deps.log.info({ err: error, code: discordErrorCode(error), userId: message.author.id }, 'a private note could not be sent');
+  }
   return false;
 }
 
