@@ -8,6 +8,7 @@ import { type InstallSettings, installSchema, installSettings } from './installS
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { egressAllowSchema } from './egressAllowSchema.ts';
 import { type AccessSettings, accessSchema, accessSettings, type BotSettings, botSettings, botsSchema, type LimitSettings, limitSettings, limitsSchema, type WorldAccessInput } from './accessSettings.ts';
+import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
@@ -57,6 +58,8 @@ export interface WorldSettings {
   limits: LimitSettings;
   /** Bots whose messages start turns here, and their rate (src/access); default none. */
   bots: BotSettings;
+  /** Secrets the egress proxy puts on requests to their hosts; the sandbox holds placeholders (credentialsSchema.ts). */
+  credentials: Credential[];
 }
 
 export interface AgentSettings {
@@ -142,6 +145,7 @@ const worldSchema = z
     access: accessSchema.optional(),
     limits: limitsSchema.optional(),
     bots: botsSchema.optional(),
+    credentials: credentialsSchema.optional(),
   })
   .strict();
 
@@ -292,8 +296,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       access: accessSettings(file.defaults?.access),
       limits: limitSettings(file.defaults?.limits),
       bots: botSettings(file.defaults?.bots),
+      credentials: expandCredentials(file.defaults?.credentials, env, 'defaults') ?? [],
     },
-    worlds: file.worlds ?? {},
+    worlds: worldsWithCredentials(file.worlds, env),
     install: installSettings(file.install, env),
     admins: file.admins ?? [],
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -327,6 +332,7 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     access: accessSettings(own.access, config.defaults.access),
     limits: limitSettings(own.limits, config.defaults.limits),
     bots: botSettings(own.bots, config.defaults.bots),
+    credentials: own.credentials ?? config.defaults.credentials,
   };
 }
 
