@@ -146,7 +146,8 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
           write(`A fresh conversation: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}).\n`);
         }
       } else if (text === '/usage') {
-        write(`${formatUsage(await app.engine.usage(chatId))}\n`);
+        // This conversation's totals, then the person's own figures against the world's limits (as Slack's /usage).
+        write(`${formatUsage(await app.engine.usage(chatId))}\n${await app.access.usage(worldId, user)}\n`);
       } else if (text !== '') {
         queue(text);
         continue;
