@@ -69,6 +69,7 @@ describe('skillbot skills install on the host', () => {
     try {
       expect(app.engine.invocableSkills('slack:T1:C1').map((skill) => skill.id)).toEqual(expect.arrayContaining(['csv-peek', 'greeter']));
       const removed = await run(['skills', 'remove', 'greeter']);
+      expect(removed.stderr).toBe('');
       expect(removed.stdout).toContain('Removed greeter from defaults.');
       await app.installed.sync();
       expect(app.engine.invocableSkills('slack:T1:C1').map((skill) => skill.id)).not.toContain('greeter');

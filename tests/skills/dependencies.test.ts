@@ -259,7 +259,7 @@ describe('missingDependencyHint, on stderr from real failures', () => {
 
   it('a Python module too old: cannot import name', async () => {
     const failed = await run('/usr/bin/python3', ['-c', 'from pypdf import SkillbotNoSuchName']);
-    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/"pypdf" has no "SkillbotNoSuchName".*older.*pip install pypdf/);
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/"pypdf" has no "SkillbotNoSuchName".*older.*pip install --break-system-packages --upgrade pypdf\.$/);
   });
 
   it('a command: bash, sh (dash), env, Python subprocess and Node child_process', async () => {

@@ -35,6 +35,11 @@ export interface InstallAdvice {
   guessed?: boolean;
   /** A short remark, e.g. that Debian's version is too old for some skills. */
   note?: string;
+  /**
+   * When the host has the module but an older one than the code needs (it lacks a name or submodule): what the
+   * Debian package provides, and what to install instead (Debian's package is then no answer).
+   */
+  newer?: { note: string; pip: string };
 }
 
 export interface MissingDependency extends Dependency {
