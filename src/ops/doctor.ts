@@ -203,13 +203,19 @@ function skills(config: Config, result: FolderValidation, installed: InstalledCo
 async function dependencies(result: FolderValidation): Promise<Check> {
   const host = new HostView();
   const lacking: string[] = [];
+  const short = new Set<string>();
   let mentioned = 0;
   const valid = result.skills.filter((skill) => skill.valid);
   for (const skill of valid) {
     const missing = missingOnHost(await scanSkillDependencies(skill.path), host, skill.path);
     const needed = missing.filter((dependency) => !dependency.mentionedOnly);
-    mentioned += missing.length - needed.length;
+    // A Node package the instructions' own code imports is the skill's way of making a file (docx's docx-js,
+    // pptx's pptxgenjs): the model writes that code and runs it, so it is a need, not an example.
+    const creates = missing.filter((dependency) => dependency.mentionedOnly && dependency.kind === 'node');
+    mentioned += missing.length - needed.length - creates.length;
     if (needed.length > 0) lacking.push(`${skill.id} needs ${needed.map(shortMissing).join(', ')}`);
+    if (creates.length > 0) lacking.push(`${skill.id}'s instructions write code that imports ${creates.map(shortMissing).join(', ')} (its create path fails without it)`);
+    if (needed.length + creates.length > 0) short.add(skill.id);
   }
   const name = 'dependencies';
   // What only documents mention (examples, alternatives) is counted, not listed: it is no skill's need.
@@ -218,6 +224,6 @@ async function dependencies(result: FolderValidation): Promise<Check> {
   return {
     verdict: 'warn',
     name,
-    text: `${lacking.length} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)${aside}`,
+    text: `${short.size} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)${aside}`,
   };
 }
