@@ -1,10 +1,10 @@
 // Dependencies are visible: `skillbot skills validate` and `skillbot doctor` (run as a person runs them) list what a
 // skill's code uses that this host lacks; a failed run's real stderr becomes one sentence saying what to install.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostView, missingDependencyHint, missingOnHost, scanSkillDependencies } from '../../src/skills/dependencies/index.ts';
+import { describeMissing, HostView, missingDependencyHint, missingOnHost, scanSkillDependencies, shortMissing } from '../../src/skills/dependencies/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
 import { tempDir, writeSkill } from './helpers.ts';
 
@@ -199,6 +199,29 @@ describe('the host check', () => {
     expect(bare.find((dependency) => dependency.name === 'python3')?.install.debian).toBe('python3');
     const real = missingOnHost(dependencies, new HostView(), formDir);
     expect(real.some((dependency) => dependency.name === 'qpdf' || dependency.name === 'pypdf')).toBe(false);
+  });
+
+  it("a package the host has but without a submodule the code imports (Debian 12's imageio 2.4.1 has no v3): said so, with what works", async () => {
+    // A python3 of its own whose site holds an imageio as Debian packages 2.4.1: a package folder without v3.
+    const prefix = join(tmp.path, 'old-python');
+    await mkdir(join(prefix, 'bin'), { recursive: true });
+    await writeFile(join(prefix, 'bin', 'python3.11'), '#!/bin/sh\n', { mode: 0o755 });
+    await symlink('python3.11', join(prefix, 'bin', 'python3')).catch(() => undefined);
+    const site = join(prefix, 'lib', 'python3.11', 'site-packages');
+    await mkdir(join(site, 'imageio', 'plugins'), { recursive: true });
+    await writeFile(join(site, 'imageio', '__init__.py'), '__version__ = "2.4.1"\n');
+    await writeFile(join(site, 'imageio', 'plugins', '__init__.py'), '');
+    const dir = await writeSkill(root, 'gif-maker', undefined, '# GIFs\n\nRun `scripts/make.py`.\n', {
+      'scripts/make.py': 'import imageio.v3 as iio\nfrom imageio.plugins import ffmpeg\nimport imageio\n',
+    });
+    const missing = missingOnHost(await scanSkillDependencies(dir), new HostView({ searchPath: join(prefix, 'bin'), nodePath: '/nonexistent/node' }), dir);
+    expect(missing.map((dependency) => [dependency.name, dependency.lacks])).toEqual([['imageio', ['v3']]]);
+    const [imageio] = missing;
+    if (imageio === undefined) throw new Error('imageio not reported');
+    expect(describeMissing(imageio)).toBe(
+      "scripts/make.py:1 (and 2 more place(s)): imports imageio.v3, which this host's \"imageio\" lacks: Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it; to install a newer one: sudo /usr/bin/python3 -m pip install --break-system-packages --upgrade 'imageio>=2.16'",
+    );
+    expect(shortMissing(imageio)).toBe("imageio.v3 (a newer imageio: pip 'imageio>=2.16')");
   });
 
   it('an install line names its installer, not what it installs; `pnpm exec` is a use of pnpm', async () => {

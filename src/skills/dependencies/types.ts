@@ -22,6 +22,10 @@ export interface Dependency {
    * an alternative the model may choose, not something the skill's own code needs.
    */
   mentionedOnly: boolean;
+  /** Python: submodules imported (`v3` of `imageio.v3`), which an older version of the package may lack. */
+  submodules?: string[];
+  /** Set by the host check: the submodules the host's (older) package lacks. */
+  lacks?: string[];
 }
 
 /** How a person gets a missing dependency on a Debian-like host. */
