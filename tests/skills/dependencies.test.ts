@@ -222,6 +222,13 @@ describe('the host check', () => {
       "scripts/make.py:1 (and 2 more place(s)): imports imageio.v3, which this host's \"imageio\" lacks: Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it; to install a newer one: sudo /usr/bin/python3 -m pip install --break-system-packages --upgrade 'imageio>=2.16'",
     );
     expect(shortMissing(imageio)).toBe("imageio.v3 (a newer imageio: pip 'imageio>=2.16')");
+    // A host without imageio at all is not sent to Debian's package, which lacks v3.
+    const bare = join(tmp.path, 'bare-python');
+    await mkdir(join(bare, 'bin'), { recursive: true });
+    await writeFile(join(bare, 'bin', 'python3.11'), '#!/bin/sh\n', { mode: 0o755 });
+    await symlink('python3.11', join(bare, 'bin', 'python3')).catch(() => undefined);
+    const [absent] = missingOnHost(await scanSkillDependencies(dir), new HostView({ searchPath: join(bare, 'bin'), nodePath: '/nonexistent/node' }), dir);
+    expect(absent === undefined ? '' : describeMissing(absent)).toMatch(/imports the Python module "imageio", which this host lacks; to install: sudo \/usr\/bin\/python3 -m pip install --break-system-packages 'imageio>=2\.16'; Debian 12's python3-imageio is 2\.4\.1, which has no imageio\.v3/);
   });
 
   it('an install line names its installer, not what it installs; `pnpm exec` is a use of pnpm', async () => {
@@ -278,6 +285,13 @@ describe('missingDependencyHint, on stderr from real failures', () => {
   it('a submodule the host\'s older package lacks (imageio.v3 on Debian 12): too old, not missing', async () => {
     const failed = await run('/usr/bin/python3', ['-c', 'import json.skillbot_no_such_submodule']);
     expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/^The host's Python module "json" has no "skillbot_no_such_submodule": it is probably older than this skill needs/);
+  });
+
+  it("imageio missing altogether: Debian's package is named with what it lacks, and the pip line that works", () => {
+    const stderr = 'Traceback (most recent call last):\n  File "/skills/slack-gif-creator/core/gif_builder.py", line 12, in <module>\n    import imageio.v3 as imageio\nModuleNotFoundError: No module named \'imageio\'\n';
+    expect(missingDependencyHint(stderr, 1)).toBe(
+      "This skill needs the Python module \"imageio\", which the host skillbot runs on lacks; whoever runs skillbot can install it: Debian's python3-imageio (or: sudo /usr/bin/python3 -m pip install --break-system-packages imageio) (code importing imageio.v3 needs a newer one: Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it; sudo /usr/bin/python3 -m pip install --break-system-packages 'imageio>=2.16').",
+    );
   });
 
   it('a Python module too old: cannot import name', async () => {

@@ -103,7 +103,9 @@ function sentence(found: Found): string {
     const why = newer === undefined ? 'it is probably older than this skill needs' : newer.note;
     return `The host's Python module "${found.name}" has no "${found.lacks}": ${why}. Whoever runs skillbot can install a newer one: ${pipInstall(newer?.pip ?? advice.pip ?? found.name, true)}.`;
   }
-  const how = describeAdvice(advice);
+  // The output names the module, not its submodule: where the Debian package is known to lack one, say so.
+  const newer = advice.newer === undefined ? '' : ` (code importing ${advice.newer.submodules.map((sub) => `${found.name}.${sub}`).join(', ')} needs a newer one: ${advice.newer.note}; ${pipInstall(advice.newer.pip)})`;
+  const how = `${describeAdvice(advice)}${newer}`;
   const what = found.kind === 'program' ? 'program' : found.kind === 'python' ? 'Python module' : 'Node package';
   return `This skill needs the ${what} "${found.name}", which the host skillbot runs on lacks; whoever runs skillbot can install it: ${how}.`;
 }

@@ -4,7 +4,7 @@ import type { SkillProblem } from '../types.ts';
 import type { HostView } from './host.ts';
 import { adviceFor, describeAdvice, pipInstall } from './packages.ts';
 import { scanSkillDependencies } from './scan.ts';
-import type { Dependency, MissingDependency } from './types.ts';
+import type { Dependency, InstallAdvice, MissingDependency } from './types.ts';
 
 export { HostView, type HostOptions } from './host.ts';
 export { missingDependencyHint } from './hint.ts';
@@ -31,7 +31,18 @@ export function missingOnHost(dependencies: readonly Dependency[], host: HostVie
     const first = missing.find((dependency) => dependency.kind === 'python')!;
     shown.push({ kind: 'program', name: 'python3', sites: first.sites, optional: false, mentionedOnly: missing.every((d) => d.kind !== 'python' || d.mentionedOnly) });
   }
-  return shown.map((dependency) => ({ ...dependency, install: adviceFor(dependency.kind, dependency.name) }));
+  return shown.map((dependency) => ({ ...dependency, install: checkedAdvice(dependency) }));
+}
+
+/**
+ * What to install, checked against what the package provides: code importing a submodule that the Debian package
+ * lacks (imageio.v3; Debian 12 has 2.4.1) is told the newer one from pip, not the package that would not do.
+ */
+function checkedAdvice(dependency: Dependency): InstallAdvice {
+  const advice = adviceFor(dependency.kind, dependency.name);
+  const newer = advice.newer;
+  if (newer === undefined || !(dependency.submodules ?? []).some((sub) => newer.submodules.includes(sub))) return advice;
+  return { pip: newer.pip, note: newer.note, newer };
 }
 
 /**

@@ -123,7 +123,7 @@ const PYTHON_MODULES: Readonly<Record<string, InstallAdvice>> = {
   setuptools: { debian: 'python3-setuptools', pip: 'setuptools' },
   anthropic: { pip: 'anthropic', note: 'not packaged in Debian 12' },
   playwright: { pip: 'playwright', note: `not packaged in Debian 12; then its browsers: ${PLAYWRIGHT_BROWSERS}` },
-  imageio: { debian: 'python3-imageio', pip: 'imageio', newer: { note: "Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it", pip: "'imageio>=2.16'" } },
+  imageio: { debian: 'python3-imageio', pip: 'imageio', newer: { note: "Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it", pip: "'imageio>=2.16'", submodules: ['v3'] } },
   mcp: { pip: 'mcp', note: 'not packaged in Debian 12' },
 };
 

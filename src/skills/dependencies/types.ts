@@ -43,7 +43,7 @@ export interface InstallAdvice {
    * When the host has the module but an older one than the code needs (it lacks a name or submodule): what the
    * Debian package provides, and what to install instead (Debian's package is then no answer).
    */
-  newer?: { note: string; pip: string };
+  newer?: { note: string; pip: string; submodules: string[] };
 }
 
 export interface MissingDependency extends Dependency {
