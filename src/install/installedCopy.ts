@@ -10,6 +10,8 @@ import type { Config } from '../config/config.ts';
 import { silentLogger } from '../ops/log.ts';
 import { FolderScanner } from '../skills/folderScanner.ts';
 import { parseStoreUrl } from '../store/storeUrl.ts';
+import { loadStateKey } from '../approvals/index.ts';
+import { indexSeal } from './indexSeal.ts';
 import { incomingDirOf } from './leftovers.ts';
 import type { InstalledSkill } from './installRecords.ts';
 import { InstalledSkills } from './installedSkills.ts';
@@ -43,11 +45,22 @@ export async function withInstalledCopy<T>(config: Config, use: (copy: Installed
   const scanner = new FolderScanner();
   try {
     await InstalledSkills.prepare(dir);
-    const installed = new InstalledSkills({ store, dir, hashFolder: (folder) => scanner.hashFolder(folder), reload: async () => {}, logger: silentLogger() });
+    // The index is checked as an instance checks it (sealed with the state key): one that fails is not shown.
+    let ignored: string | undefined;
+    const installed = new InstalledSkills({
+      store,
+      dir,
+      hashFolder: (folder) => scanner.hashFolder(folder),
+      reload: async () => {},
+      logger: silentLogger(),
+      seal: indexSeal(loadStateKey(config).secret),
+      onIgnored: async (_revision, why) => void (ignored = why),
+    });
     await installed.sync();
     await installed.close();
     const skills = installed.list();
-    return await use(skills.length === 0 ? { skills } : { dir, skills });
+    const problem = ignored === undefined ? {} : { problem: `installed skills not shown: the store's index of them failed its check (${ignored})` };
+    return await use(skills.length === 0 ? { skills, ...problem } : { dir, skills, ...problem });
   } finally {
     await scanner.close();
     await store.close();
