@@ -7,7 +7,9 @@ import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { egressAllowSchema } from './egressAllowSchema.ts';
+import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
+import { type RoutineSettings, routineSettings, timezoneSchema } from './routineSettings.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
@@ -48,8 +50,12 @@ export interface WorldSettings {
   installers: string[];
   /** What the install scanner's findings do: `warn` shows them on the card, `block` refuses the install. */
   installPolicy: 'warn' | 'block';
+  /** IANA time zone its routines' WHEN is read in (`timezone`; default UTC). */
+  timezone: string;
   /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
   notHere?: readonly string[];
+  /** Secrets the egress proxy puts on requests to their hosts; the sandbox holds placeholders (credentialsSchema.ts). */
+  credentials: Credential[];
 }
 
 export interface AgentSettings {
@@ -115,6 +121,8 @@ export interface Config {
   stateKey?: string;
   /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/mcp/config.ts). */
   mcp: McpSettings;
+  /** Routines, follow-ups and webhooks (src/config/routineSettings.ts). */
+  routines: RoutineSettings;
 }
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like API_REGION');
@@ -132,6 +140,8 @@ const worldSchema = z
     mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
     installers: z.array(z.string().min(1)).optional(),
     installPolicy: z.enum(['warn', 'block']).optional(),
+    credentials: credentialsSchema.optional(),
+    timezone: timezoneSchema.optional(),
   })
   .strict();
 
@@ -279,8 +289,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
       installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
       installPolicy: file.defaults?.installPolicy ?? 'warn',
+      credentials: expandCredentials(file.defaults?.credentials, env, 'defaults') ?? [],
+      timezone: file.defaults?.timezone ?? 'UTC',
     },
-    worlds: file.worlds ?? {},
+    worlds: worldsWithCredentials(file.worlds, env),
     install: installSettings(file.install, env),
     admins: file.admins ?? [],
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -290,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ['defaults', file.defaults?.mcp],
       ...Object.entries(file.worlds ?? {}).map(([id, world]): [string, string[] | undefined] => [`worlds.${id}`, world.mcp]),
     ]),
+    routines: routineSettings(env),
   };
 }
 
@@ -311,6 +324,8 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
     installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
     installPolicy: own.installPolicy ?? config.defaults.installPolicy,
+    credentials: own.credentials ?? config.defaults.credentials,
+    timezone: own.timezone ?? config.defaults.timezone,
   };
 }
 

@@ -7,6 +7,9 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../ops/log.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import type { Credential } from '../config/credentialsSchema.ts';
+import { type RunTrust, trustEnv } from './egressCa.ts';
+import { placeholderOf } from './egressCredentials.mjs';
 import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
 import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { createRunDirs, removeRunDirs, type RunDirs, type RunOwner } from './runDirs.ts';
@@ -28,6 +31,8 @@ export interface ServiceSpec {
   network: boolean;
   /** Private ranges or host names the proxy lets it reach too (the world's `egressAllow`). */
   egressAllow?: string[];
+  /** The world's `credentials`: placeholders in `env`; a networked service's proxy sets their values. */
+  credentials?: Credential[];
   /** Stable key for the sandbox uid (as root): one uid per service. */
   owner: string;
 }
@@ -55,6 +60,8 @@ export interface ServiceLauncherOptions {
    * skill runs', with the world's `egressAllow`.
    */
   egress?: (socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }) => Promise<EgressRunProxy>;
+  /** The executor's trust files (Executor.egressTrust), for a networked service with credentials. */
+  egressTrust?: (dir: string) => Promise<RunTrust | string>;
   logger: Logger;
 }
 
@@ -115,7 +122,14 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
         const egressSocket = spec.network ? egressSocketIn(dirs.root, owner) : undefined;
         if (egressSocket !== undefined) {
           if (options.egress === undefined) return { refused: 'it may use the network, but no egress proxy is available here' };
-          proxy = await options.egress(egressSocket, { name: spec.name, allow: spec.egressAllow ?? [] }, owner);
+          proxy = await options.egress(egressSocket, { name: spec.name, allow: spec.egressAllow ?? [], credentials: spec.credentials ?? [] }, owner);
+        }
+        const credentials = spec.credentials ?? [];
+        const trust = egressSocket !== undefined && credentials.length > 0 ? await (options.egressTrust?.(path.join(dirs.root, 'ca')) ?? 'no installation CA is available here') : undefined;
+        if (typeof trust === 'string') {
+          await proxy?.close();
+          void removeRunDirs(dirs);
+          return { refused: `its world gives it credentials, but ${trust}` };
         }
         const layout = {
           skills: [],
@@ -125,12 +139,14 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
           group: dirs.group,
           egressSocket,
           networked: spec.network,
+          ...(trust === undefined ? {} : { trust }),
           infoFd: INFO_FD,
         };
         const seen = spec.readOnly.flatMap((dir) => ['--ro-bind', dir, dir]);
         const inner = innerCommand([spec.command, ...spec.args], spec.network ? { nodePath } : undefined);
         const args = [...prlimitArgs(limits), '--', options.bwrapPath ?? 'bwrap', ...bwrapArgs(layout, [...system, ...seen]), '--', ...inner];
-        const env = { ...sandboxEnv(process.env, spec.env, false), ...(spec.network ? proxyEnv() : {}) };
+        const placeholders = Object.fromEntries(credentials.map((credential) => [credential.env, placeholderOf(credential.env)]));
+        const env = { ...sandboxEnv(process.env, { ...spec.env, ...placeholders }, false), ...(spec.network ? proxyEnv() : {}), ...(trust === undefined ? {} : trustEnv()) };
         return launch(options.prlimitPath ?? 'prlimit', args, env, dirs, owner, proxy, spec, options.logger);
       } catch (error) {
         await proxy?.close();
