@@ -13,6 +13,7 @@ import { skipsApproval } from './config.ts';
 import { type Connected, type NotConnected, oneLine } from './connections.ts';
 import { outcomeOfResult } from './results.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
+import { grantSubject } from './toolNames.ts';
 
 export interface CallDeps {
   approvals: ApprovalRuntime;
@@ -81,10 +82,10 @@ export async function callMcpTool(
   if (!checked.ok) return failure(`${entry.fullName} was not called: ${checked.why}.`);
   const args = checked.args;
   const item = { kind: 'tool' as const, path: entry.fullName, args: [JSON.stringify(args)] };
-  const skill = { id: entry.fullName, hash: MCP_CONTENT };
+  const skill = { id: grantSubject(entry.server, entry.tool), hash: MCP_CONTENT };
   let decision: { approvalId?: string; decidedBy?: string; outcome: string } = { outcome: 'not_asked' };
   // A tool its server says needs a person every time is asked even where the world lists it in mcpNoApproval.
-  if (entry.requiresUserInteraction || !skipsApproval(turn.mcpNoApproval, entry.server, entry.fullName)) {
+  if (entry.requiresUserInteraction || !skipsApproval(turn.mcpNoApproval, entry.server, entry.tool)) {
     turn.progress(`Waiting for approval to call ${entry.fullName}…`);
     const decided = await authorize(
       { approvals: deps.approvals, grants: deps.grants, audit: deps.audit },
