@@ -11,6 +11,7 @@ import { foldersToSee, type ServiceLauncher } from '../exec/longRunning.ts';
 import type { Logger } from '../ops/log.ts';
 import { type McpServerConfig, runnerHint } from './config.ts';
 import { SandboxTransport } from './sandboxTransport.ts';
+import { LinearSchemaValidator } from './schemaValidator.ts';
 
 export const CLIENT_INFO = { name: 'skillbot', version: '1.0.0' };
 /** Tools kept of one server (pages read until then). */
@@ -131,6 +132,8 @@ class ServerConnection {
     if ('ok' in transport) return transport;
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
+      // Output schemas are the server's: their patterns run in linear time (schemaValidator.ts).
+      jsonSchemaValidator: new LinearSchemaValidator(),
       listChanged: {
         tools: {
           onChanged: (error, tools) => {

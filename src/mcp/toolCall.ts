@@ -3,7 +3,6 @@
 // (the SDK sends notifications/cancelled), the result as the model reads it, and an audit entry.
 import { createHash } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence } from '../approvals/index.ts';
@@ -12,6 +11,7 @@ import { MCP_CONTENT, mcpQuestion } from './approvalCard.ts';
 import { skipsApproval } from './config.ts';
 import { type Connected, type NotConnected, oneLine } from './connections.ts';
 import { outcomeOfResult } from './results.ts';
+import { LinearSchemaValidator } from './schemaValidator.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
 import { grantSubject } from './toolNames.ts';
 
@@ -47,9 +47,9 @@ export interface ServerLink {
   reset(): Promise<void>;
 }
 
-/** Arguments checked against each tool's input schema (the SDK's Ajv validator), each schema compiled once. */
+/** Arguments checked against each tool's input schema (Ajv with linear-time patterns), each schema compiled once. */
 export class ArgumentChecker {
-  private readonly validator = new AjvJsonSchemaValidator();
+  private readonly validator = new LinearSchemaValidator();
   /** Compiling costs milliseconds; a tool set keeps its entries while its server's list stands. */
   private readonly compiled = new WeakMap<McpToolEntry, JsonSchemaValidator<unknown>>();
 
