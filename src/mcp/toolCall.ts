@@ -156,6 +156,8 @@ async function invoke(
       return invoke(deps, turn, entry, args, link, true);
     }
     const message = oneLine((error as Error).message);
+    const cutOff = connection.cutOff();
+    if (cutOff !== undefined) return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} was cut off (${cutOff}), and is left down for now.`) };
     if (turn.signal.aborted) return { status: 'stopped', result: failure(`${entry.fullName} was cancelled: the person stopped the turn.`) };
     if (/timed out|timeout/i.test(message)) {
       return { status: 'timeout', result: failure(`${entry.fullName} did not answer within ${Math.round(deps.timeoutMs / 1000)} seconds (MCP_TIMEOUT_MS), so the call was cancelled.`) };
