@@ -27,7 +27,16 @@ const remoteEntry = (type: 'http' | 'sse') =>
       url: z.string().min(1),
       headers: stringMap.optional(),
       /** A client id registered with the server's authorization server, where it offers no dynamic registration. */
-      oauth: z.object({ clientId: z.string().min(1), clientSecret: z.string().optional(), scope: z.string().optional() }).strict().optional(),
+      oauth: z
+        .object({
+          clientId: z.string().min(1).optional(),
+          clientSecret: z.string().optional(),
+          scope: z.string().optional(),
+          /** The one authorization server the bot talks to for this server (the server's metadata may not name another). */
+          authorizationServer: z.string().optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict();
 
@@ -39,7 +48,7 @@ export type McpServersInput = z.infer<typeof mcpServersSchema>;
 
 export type McpServerConfig =
   | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
-  | { name: string; type: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: { clientId: string; clientSecret?: string; scope?: string } };
+  | { name: string; type: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: { clientId?: string; clientSecret?: string; scope?: string; authorizationServer?: string } };
 
 export interface McpSettings {
   servers: McpServerConfig[];
@@ -86,8 +95,21 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
       } catch {
         throw new ConfigError(`mcpServers.${name}.url must be an http(s) URL (got "${url}").`);
       }
+      const pinned = entry.oauth?.authorizationServer;
+      if (pinned !== undefined && !isHttpsOrLoopback(pinned)) {
+        throw new ConfigError(`mcpServers.${name}.oauth.authorizationServer must be an https URL (or http on loopback), got "${pinned}".`);
+      }
       return { name, type: entry.type, url, headers: expandMap(entry.headers, env, `${name}.headers`), ...(entry.oauth === undefined ? {} : { oauth: entry.oauth }) };
     });
+}
+
+function isHttpsOrLoopback(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { type McpServerConfig, runnerHint } from './config.ts';
 import { SandboxTransport } from './sandboxTransport.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';
 import { boundedFetch } from './boundedFetch.ts';
+import { serverFetch } from './serverFetch.ts';
 import { ByteMeter } from './byteBounds.ts';
 
 export const CLIENT_INFO = { name: 'skillbot', version: '1.0.0' };
@@ -115,7 +116,7 @@ class ServerConnection {
     const url = new URL(server.url);
     const requestInit = { headers: server.headers };
     const authProvider = Object.keys(server.headers).length === 0 ? this.authProvider() : undefined;
-    const options = { requestInit, fetch: boundedFetch(fetch, this.meter), ...(authProvider === undefined ? {} : { authProvider }) };
+    const options = { requestInit, fetch: boundedFetch(serverFetch(server.url, server.oauth?.authorizationServer), this.meter), ...(authProvider === undefined ? {} : { authProvider }) };
     return server.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
   }
 

@@ -8,6 +8,7 @@ import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Logger } from '../ops/log.ts';
 import type { McpServerConfig } from './config.ts';
+import { serverFetch } from './serverFetch.ts';
 import type { TokenVault } from './tokenVault.ts';
 
 export const CALLBACK_PATH = '/mcp/oauth/callback';
@@ -53,7 +54,7 @@ export class PersonAuth implements OAuthClientProvider {
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const configured = this.server.oauth;
-    if (configured !== undefined) return { client_id: configured.clientId, ...(configured.clientSecret === undefined ? {} : { client_secret: configured.clientSecret }) };
+    if (configured?.clientId !== undefined) return { client_id: configured.clientId, ...(configured.clientSecret === undefined ? {} : { client_secret: configured.clientSecret }) };
     return this.vault.client(this.server.name);
   }
 
@@ -124,7 +125,7 @@ export class SignIns {
     const code = query.get('code');
     if (code === null || code === '') return { ok: false, why: 'The sign-in answer carries no code.' };
     try {
-      const result = await auth(this.provider(server, pending.personId), { serverUrl: server.url, authorizationCode: code });
+      const result = await auth(this.provider(server, pending.personId), { serverUrl: server.url, authorizationCode: code, fetchFn: serverFetch(server.url, server.oauth?.authorizationServer) });
       if (result !== 'AUTHORIZED') return { ok: false, why: `The sign-in to ${server.name} did not finish.` };
     } catch (caught) {
       this.logger.warn({ server: server.name, err: (caught as Error).message }, 'MCP sign-in: exchanging the code failed');
