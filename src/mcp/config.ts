@@ -18,7 +18,14 @@ export function refusedServerName(name: string): string | undefined {
 
 const stringMap = z.record(z.string(), z.string());
 const stdioEntry = z
-  .object({ type: z.literal('stdio').optional(), command: z.string().min(1), args: z.array(z.string()).optional(), env: stringMap.optional() })
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    /** Memory for the server as a whole (its cgroup) and each of its processes, in MiB; default SCRIPT_MEMORY_MB's. */
+    memoryMb: z.number().int().min(16).max(65_536).optional(),
+  })
   .strict();
 const remoteEntry = (type: 'http' | 'sse') =>
   z
@@ -47,7 +54,7 @@ export const mcpServersSchema = z.record(
 export type McpServersInput = z.infer<typeof mcpServersSchema>;
 
 export type McpServerConfig =
-  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string>; memoryBytes?: number }
   | { name: string; type: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: { clientId?: string; clientSecret?: string; scope?: string; authorizationServer?: string } };
 
 export interface McpSettings {
@@ -86,6 +93,7 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
           command: expand(entry.command, env, `${name}.command`),
           args: (entry.args ?? []).map((arg, index) => expand(arg, env, `${name}.args.${index}`)),
           env: expandMap(entry.env, env, `${name}.env`),
+          ...(entry.memoryMb === undefined ? {} : { memoryBytes: entry.memoryMb * 1024 * 1024 }),
         };
       }
       const url = expand(entry.url, env, `${name}.url`);

@@ -135,6 +135,7 @@ class ServerConnection {
       network: this.scope.network,
       egressAllow: [...(this.scope.egressAllow ?? [])],
       owner: `mcp:${server.name}:${this.scope.worldId}`,
+      ...(server.memoryBytes === undefined ? {} : { memoryBytes: server.memoryBytes }),
     });
     if ('refused' in started) return { ok: false, why: `the MCP server ${server.name} could not be started in the sandbox: ${started.refused}` };
     return new SandboxTransport(started, `the MCP server ${server.name}`, this.meter);

@@ -26,9 +26,9 @@ export class SandboxTransport implements Transport {
   async start(): Promise<void> {
     this.process.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
     this.process.stdout.on('error', (error) => this.onerror?.(error));
-    void this.process.exited.then(({ code, signal }) => {
+    void this.process.exited.then(({ code, signal, bound }) => {
       if (this.closed) return;
-      this.onerror?.(new Error(`${this.describe} exited (${signal ?? `code ${code}`})`));
+      this.onerror?.(new Error(`${this.describe} exited (${signal ?? `code ${code}`})${bound === undefined ? '' : `: ${bound}`}`));
       this.finish();
     });
   }
