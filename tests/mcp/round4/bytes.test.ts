@@ -19,6 +19,7 @@ beforeAll(async () => {
         json: { type: 'http', url: flood.url('mcp'), headers: { authorization: 'Bearer static' } },
         event: { type: 'http', url: flood.url('mcp'), headers: { authorization: 'Bearer static' } },
         getflood: { type: 'http', url: flood.url('get-flood'), headers: { authorization: 'Bearer static' } },
+        chatter: { type: 'http', url: flood.url('get-comments'), headers: { authorization: 'Bearer static' } },
       },
       {},
     );
@@ -50,14 +51,17 @@ describe('N2: a remote server that sends without end', () => {
     expect(flood.sent() - before).toBeLessThan(64 * MiB);
   }, 60_000);
 
-  it('an endless event on the GET stream opened at connect cuts the server off, with the reason', async () => {
-    const server = bot.app.config.mcp.servers.find((entry) => entry.name === 'getflood')!;
+  it.each([
+    ['getflood', 'it sent an event longer than 4 MiB'],
+    ['chatter', 'its event stream sent more than 4 MiB without an event that carries data'],
+  ])('a GET stream opened at connect that sends without end (%s) cuts the server off, with the reason', async (name, why) => {
+    const server = bot.app.config.mcp.servers.find((entry) => entry.name === name)!;
     const scope = { worldId: 'terminal:local', personId: 'U1', network: false };
     // The stream opens once the client says it is initialized: the cut may come before or after the tools are listed.
     await bot.app.mcp!.connections.get(server, scope);
     await until(async () => ((await bot.app.mcp!.connections.get(server, scope)).ok ? undefined : true), 'the GET stream to cut the server off', 20_000);
     const after = await bot.app.mcp!.connections.get(server, scope);
-    expect(!after.ok && after.why).toBe('the MCP server getflood was cut off and is left down for now: it sent an event longer than 4 MiB');
+    expect(!after.ok && after.why).toBe(`the MCP server ${name} was cut off and is left down for now: ${why}`);
     const sent = flood.sent();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(flood.sent() - sent).toBeLessThan(2 * MiB);
