@@ -109,7 +109,9 @@ export function accountOf(tokens: OAuthTokens, serverUrl: string): string {
   try {
     const claims = payload === undefined ? {} : (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>);
     const name = [claims.email, claims.preferred_username, claims.name, claims.sub].find((value) => typeof value === 'string' && value !== '');
-    if (typeof name === 'string') return `${name.replace(/[\p{Cc}\p{Cf}]/gu, '').slice(0, 100)} at ${new URL(serverUrl).host}`;
+    // The server's words on a card and a page: letters, digits and the few marks of an address or a login only.
+    const shown = typeof name === 'string' ? name.replace(/[^\p{L}\p{N}@._+-]/gu, '').slice(0, 100) : '';
+    if (shown !== '') return `${shown} at ${new URL(serverUrl).host}`;
   } catch {
     // Not a JWT: the host alone.
   }
