@@ -12,8 +12,11 @@ import { type App, createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
 import { createStore } from '../src/store/createStore.ts';
+import { indexSeal } from '../src/install/indexSeal.ts';
 import { readIndex } from '../src/install/installRecords.ts';
 import { startFakeGitServer, type RepoFile } from '../tests/fakes/gitServer.ts';
+
+const STATE_KEY = 'bench-install-state-key-0123456789abcdef';
 
 const rounds = Number(process.argv[2] ?? 3);
 const SKILLS = 50;
@@ -48,7 +51,7 @@ const envFor = (name: string) => ({
   WORKSPACES_DIR: join(dir, name, 'ws'),
   INSTALL_GITHUB_URL: git.url,
   ANTHROPIC_API_KEY: 'unused',
-  SKILLBOT_STATE_KEY: 'bench-install-state-key-0123456789abcdef',
+  SKILLBOT_STATE_KEY: STATE_KEY,
 });
 
 const clones: number[] = [];
@@ -78,7 +81,7 @@ try {
       let indexedAt = Number.NaN;
       const watcher = (async () => {
         while (Number.isNaN(indexedAt)) {
-          if ((await readIndex(store)).skills.length === SKILLS) indexedAt = performance.now();
+          if ((await readIndex(store, indexSeal(Buffer.from(STATE_KEY)))).skills.length === SKILLS) indexedAt = performance.now();
           else await new Promise((resolve) => setTimeout(resolve, 2));
         }
       })();

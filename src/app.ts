@@ -9,6 +9,8 @@ import { TurnStops } from './chats/stop.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
 import { manifestSeal } from './workspace/manifestSeal.ts';
+import { auditIgnoredIndex } from './install/ignoredIndex.ts';
+import { indexSeal } from './install/indexSeal.ts';
 import { chooseWorkspaceRoot } from './workspace/workspaceRoot.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import {
@@ -177,7 +179,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   });
   await approvals.start();
   const hashFolder: HashFolder = (dir) => registry.hashFolder(dir);
-  const installed = new InstalledSkills({ store, dir: config.install.dir, hashFolder, reload: () => registry.reload(), logger });
+  const installSeal = indexSeal(stateKey.secret);
+  const installed = new InstalledSkills({ store, dir: config.install.dir, hashFolder, reload: () => registry.reload(), logger, seal: installSeal, onIgnored: (revision, why) => auditIgnoredIndex(audit, revision, why) });
   await installed.start();
   const stops = new TurnStops(store, {
     approversFor: (worldId) => worldSettings(config, worldId).approvers,
@@ -221,7 +224,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     workspaces,
     settingsFor: (worldId) => ({ ...worldSettings(config, worldId), notHere: installed.hiddenIn(worldId) }),
   });
-  const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger });
+  const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger, seal: installSeal });
   const budgets = new TokenBudgets(store);
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,

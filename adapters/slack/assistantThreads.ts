@@ -1,6 +1,8 @@
-// Slack's assistant threads (the Agents & AI Apps entry point, the split view): when a person opens one, suggest
-// prompts built from the skills they may run there, each with its argument hint. The thread itself is a DM
-// thread like any other: its messages reach the bot as `message.im` and start or continue a chat.
+// Slack's agent entry point (Agents & AI Apps, the split view): when a person opens the bot's messages, suggest
+// prompts built from the skills they may run there, each with its argument hint. Apps on `agent_view` (the manifest
+// now) get `app_home_opened` with `tab: messages` and suggest for the DM itself; apps still on `assistant_view` get
+// `assistant_thread_started` and suggest for that thread. Either way the conversation is a DM like any other: its
+// messages reach the bot as `message.im` and start or continue a chat.
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
 import type { App } from '../../src/app.ts';
@@ -32,18 +34,28 @@ export function suggestedPrompts(skills: readonly Skill[]): Array<{ title: strin
   });
 }
 
+const messagesOpenedSchema = z.object({ user: z.string().min(1), channel: z.string().min(1), tab: z.literal('messages') });
+
 export function registerAssistantThreads(bolt: BoltApp, deps: AssistantThreadDeps): void {
-  const suggest = async (event: unknown, teamId: string | undefined): Promise<void> => {
-    const parsed = threadEventSchema.safeParse(event);
-    if (!parsed.success || !teamId) return;
-    const { channel_id: channel, thread_ts: threadTs } = parsed.data.assistant_thread;
+  const suggest = async (teamId: string, channel: string, threadTs?: string): Promise<void> => {
     const prompts = suggestedPrompts(deps.app.engine.invocableSkills(slackWorldId(teamId, channel)));
     if (prompts.length === 0) return;
     await deps.api
-      .setSuggestedPrompts({ channel, threadTs, title: 'Try a skill (or just ask):', prompts })
+      .setSuggestedPrompts({ channel, ...(threadTs === undefined ? {} : { threadTs }), title: 'Try a skill (or just ask):', prompts })
       .catch((error: unknown) => deps.logger.warn({ err: slackErrorCode(error) }, 'suggesting prompts failed'));
   };
-  bolt.event('assistant_thread_started', async ({ event, context }) => suggest(event, context.teamId));
-  // The person switched the channel they are looking at: the chat's world (their DM) is unchanged, nothing to redo.
+  // agent_view: the person opened the bot's messages (the Home tab is appHome.ts's).
+  bolt.event('app_home_opened', async ({ event, context }) => {
+    const parsed = messagesOpenedSchema.safeParse(event);
+    if (parsed.success && context.teamId) await suggest(context.teamId, parsed.data.channel);
+  });
+  // assistant_view, for apps that have not moved: a new assistant thread.
+  bolt.event('assistant_thread_started', async ({ event, context }) => {
+    const parsed = threadEventSchema.safeParse(event);
+    if (parsed.success && context.teamId) await suggest(context.teamId, parsed.data.assistant_thread.channel_id, parsed.data.assistant_thread.thread_ts);
+  });
+  // The person looks at another channel (either view). The chat is their DM, whose skills are the DM's world's: offering
+  // the viewed channel's would carry a channel's installs into a DM, so there is nothing to redo.
+  bolt.event('app_context_changed', async () => undefined);
   bolt.event('assistant_thread_context_changed', async () => undefined);
 }

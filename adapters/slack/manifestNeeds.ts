@@ -2,8 +2,11 @@
 /** Events the adapter registers listeners for (messageEvents, assistantThreads, appHome). */
 export const SLACK_BOT_EVENTS = [
   'app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
-  'assistant_thread_started', 'assistant_thread_context_changed', 'app_home_opened',
+  'app_home_opened', 'app_context_changed',
 ] as const;
+
+/** Events still handled for apps whose manifest keeps `assistant_view` (docs/slack.md); the manifest no longer lists them. */
+export const SLACK_LEGACY_EVENTS = ['assistant_thread_started', 'assistant_thread_context_changed'] as const;
 
 /** Bot scopes the calls need (views.publish and the streaming methods need none beyond these). */
 export const SLACK_BOT_SCOPES = [

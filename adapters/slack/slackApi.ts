@@ -152,11 +152,13 @@ export class SlackApi {
     );
   }
 
-  async setSuggestedPrompts(args: { channel: string; threadTs: string; title: string; prompts: Array<{ title: string; message: string }> }): Promise<void> {
+  /** Prompts for an assistant thread, or without `threadTs` for the DM an agent_view app's person opened. */
+  async setSuggestedPrompts(args: { channel: string; threadTs?: string; title: string; prompts: Array<{ title: string; message: string }> }): Promise<void> {
     const [first, ...rest] = args.prompts;
     if (!first) return;
+    const thread = args.threadTs === undefined ? {} : { thread_ts: args.threadTs };
     await this.#withRateLimit('assistant.threads.setSuggestedPrompts', () =>
-      this.#client.assistant.threads.setSuggestedPrompts({ channel_id: args.channel, thread_ts: args.threadTs, title: args.title, prompts: [first, ...rest] }),
+      this.#client.assistant.threads.setSuggestedPrompts({ channel_id: args.channel, ...thread, title: args.title, prompts: [first, ...rest] }),
     );
   }
 

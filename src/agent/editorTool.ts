@@ -1,15 +1,17 @@
 // Claude's own text editor tool (str_replace_based_edit_tool: view, create, str_replace, insert), run by skillbot
 // on the chat's workspace. It changes data, not code, so it asks nobody; it can `view` the folders of skills loaded
-// in the chat (read-only). It never reads or writes anything else: every path is resolved component by component
-// without following links, and files with other hard links are refused (src/workspace/safeFiles.ts).
+// in the chat (read-only), and shows Claude the images it views (editorImage.ts). It never reads or writes anything
+// else: every path is resolved component by component without following links, and files with other hard links
+// are refused (src/workspace/safeFiles.ts).
 import path from 'node:path';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
-import { components, type Folder, openPath, withFolder } from '../workspace/folderFd.ts';
 import { entryAt, readInside, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
 import { visible } from '../text/visible.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
-import { describeSize } from './inputFiles.ts';
+import { viewFolder } from './editorFolderView.ts';
+import { IMAGE_MAX_FILE_BYTES, imageForClaude } from './editorImage.ts';
+import { describeSize, type ImageType, sniffImage } from './inputFiles.ts';
 import type { ToolOutcome } from './loop.ts';
 import { type EditorInput, editorInput } from './tools.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
@@ -47,11 +49,14 @@ async function resolveTarget(deps: ToolDeps, turn: TurnContext, raw: string): Pr
   return `${absolute} is outside the workspace: the editor works in ${workspace} (and can view ${SANDBOX_PATHS.skills}/<id> of loaded skills)`;
 }
 
-async function readText(target: Target): Promise<string> {
-  const read = await readInside(target.root, target.rel, target.shown, MAX_FILE_BYTES);
+function textOf(target: Target, read: { bytes: Buffer; size: number; truncated: boolean }): string {
   if (read.truncated) throw new WorkspacePathError(`${target.shown} is ${describeSize(read.size)}, larger than the editor's ${describeSize(MAX_FILE_BYTES)}; use bash for it`);
   if (read.bytes.includes(0)) throw new WorkspacePathError(`${target.shown} is a binary file (${describeSize(read.size)}); use bash to inspect it`);
   return read.bytes.toString('utf8');
+}
+
+async function readText(target: Target): Promise<string> {
+  return textOf(target, await readInside(target.root, target.rel, target.shown, MAX_FILE_BYTES));
 }
 
 /** Refuses a write that would take the workspace over its bound. */
@@ -67,73 +72,33 @@ async function write(turn: TurnContext, target: Target, text: string): Promise<v
   await writeInside(target.root, target.rel, target.shown, bytes, turn.workspace.owner);
 }
 
-/** Entries a folder view lists; the rest are counted ("and N more"), so one view never crowds out the turn. */
-const MAX_VIEW_ENTRIES = 500;
-
-async function viewFolder(target: Target): Promise<string> {
-  const lines = [`Files and folders in ${visible(target.shown)} (two levels, hidden ones left out):`];
-  let more = 0;
-  const add = (line: string) => (lines.length > MAX_VIEW_ENTRIES ? (more += 1) : lines.push(line));
-  // By descriptor from the root, never following a link (a script may swap a name for one at any time).
-  const walk = (folder: Folder, rel: string, depth: number): void => {
-    const names = folder.names().filter((name) => !name.startsWith('.')).sort();
-    for (const name of names) {
-      const childRel = rel === '' ? name : `${rel}/${name}`;
-      const info = folder.lstat(name);
-      if (info === undefined) continue;
-      const shown = visible(`${target.shown.replace(/\/$/, '')}/${childRel}`);
-      if (info.isSymbolicLink()) add(`${shown} (symlink, not followed)`);
-      else if (info.isDirectory()) {
-        add(`${shown}/`);
-        const child = depth < 2 && lines.length <= MAX_VIEW_ENTRIES ? folder.child(name) : undefined;
-        if (child !== undefined) {
-          try {
-            walk(child, childRel, depth + 1);
-          } finally {
-            child.close();
-          }
-        } else if (depth < 2) more += countIn(folder, name);
-      } else add(`${shown} (${describeSize(info.size)})`);
-    }
-  };
-  withFolder(target.root, (root) => {
-    const folder = openPath(root, components(target.rel), target.shown);
-    if (folder === undefined) throw new WorkspacePathError(`${target.shown} does not exist`);
-    try {
-      walk(folder, target.rel, 1);
-    } finally {
-      folder.close();
-    }
-  });
-  if (more > 0) lines.push(`… and ${more} more (view a subfolder, or use bash to search)`);
-  return lines.join('\n');
-}
-
-/** Visible entries of a subfolder the view does not list. */
-function countIn(folder: Folder, name: string): number {
-  try {
-    const child = folder.child(name);
-    if (child === undefined) return 0;
-    try {
-      return child.names().filter((entry) => !entry.startsWith('.')).length;
-    } finally {
-      child.close();
-    }
-  } catch {
-    return 0;
-  }
-}
-
-async function view(target: Target, range: [number, number] | undefined): Promise<string> {
+async function view(turn: TurnContext, target: Target, range: [number, number] | undefined): Promise<ToolOutcome> {
   const entry = await entryAt(target.root, target.rel, target.shown);
   if (entry === undefined) throw new WorkspacePathError(`${target.shown} does not exist`);
-  if (entry.info.isDirectory()) return viewFolder(target);
-  const lines = (await readText(target)).split('\n');
+  if (entry.info.isDirectory()) return { content: viewFolder(target.root, target.rel, target.shown) };
+  let read = await readInside(target.root, target.rel, target.shown, MAX_FILE_BYTES);
+  const imageType = sniffImage(read.bytes);
+  if (imageType !== undefined) {
+    if (read.truncated) read = await readInside(target.root, target.rel, target.shown, IMAGE_MAX_FILE_BYTES);
+    if (read.truncated) throw new WorkspacePathError(`${target.shown} is ${describeSize(read.size)}, larger than the ${describeSize(IMAGE_MAX_FILE_BYTES)} the editor shows as an image; make a smaller copy with bash first`);
+    return showImage(turn, target, read.bytes, imageType);
+  }
+  const lines = textOf(target, read).split('\n');
   const [from, to] = range ?? [1, -1];
   const last = to === -1 ? lines.length : Math.min(to, lines.length);
   if (from < 1 || from > Math.max(1, lines.length) || last < from) throw new WorkspacePathError(`view_range [${from}, ${to}] is outside the file's ${lines.length} lines`);
   const numbered = lines.slice(from - 1, last).map((line, index) => `${from + index}: ${line}`).join('\n');
-  return numbered.length > MAX_VIEW_CHARS ? `${numbered.slice(0, MAX_VIEW_CHARS)}\n[… cut at ${MAX_VIEW_CHARS} characters; view a smaller range]` : numbered;
+  return { content: numbered.length > MAX_VIEW_CHARS ? `${numbered.slice(0, MAX_VIEW_CHARS)}\n[… cut at ${MAX_VIEW_CHARS} characters; view a smaller range]` : numbered };
+}
+
+/** An image file as an image block Claude sees, with a line saying what it is; the person is told it was shown. */
+async function showImage(turn: TurnContext, target: Target, bytes: Buffer, type: ImageType): Promise<ToolOutcome> {
+  const seen = await imageForClaude(bytes, type);
+  if (typeof seen === 'string') throw new WorkspacePathError(`${target.shown} cannot be shown: ${seen}`);
+  const scaled = seen.scaledFrom === undefined ? '' : `, scaled down from ${seen.scaledFrom.width}×${seen.scaledFrom.height}`;
+  const text = `${target.shown}: ${type.slice(6).toUpperCase()} image, ${seen.width}×${seen.height} pixels${scaled} (${describeSize(bytes.byteLength)}).`;
+  turn.progress(`Showed Claude the image ${visible(target.shown)} (${seen.width}×${seen.height}${scaled})`);
+  return { content: text, blocks: [{ type: 'text', text }, seen.block] };
 }
 
 function occurrences(text: string, needle: string): number {
@@ -177,7 +142,7 @@ export async function runEditorTool(deps: ToolDeps, turn: TurnContext, input: un
   const target = await resolveTarget(deps, turn, parsed.data.path);
   if (typeof target === 'string') return failure(target);
   try {
-    if (parsed.data.command === 'view') return { content: await view(target, parsed.data.view_range) };
+    if (parsed.data.command === 'view') return await view(turn, target, parsed.data.view_range);
     return { content: await edit(turn, target, parsed.data) };
   } catch (error) {
     if (error instanceof WorkspacePathError) return failure(error.message);

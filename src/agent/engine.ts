@@ -7,7 +7,7 @@ import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { IncomingMessage, TurnPlatform, TurnSink } from '../chats/platform.ts';
 import { turnContextText } from './threadContext.ts';
-import { fileBlocks, historyFileBlocks, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
+import { fileBlocks, historyFileBlocks, historyToolImages, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
@@ -202,7 +202,7 @@ export class Engine {
     const stoppedBy = 'stopped' in result ? (run.stoppedBy ?? message.userId) : undefined;
     // The turn's messages are kept even when the model failed: the user's words are never lost. A stopped turn
     // says so in the history, so the model does not take up the stopped work on its own next turn.
-    const turnMessages = filesIn.length === 0 ? result.messages : withFiles(result.messages.slice(0, 1).map(textOnly), historyFileBlocks(filesIn)).concat(result.messages.slice(1));
+    const turnMessages = filesIn.length === 0 ? historyToolImages(result.messages) : withFiles(result.messages.slice(0, 1).map(textOnly), historyFileBlocks(filesIn)).concat(historyToolImages(result.messages.slice(1)));
     const kept: MessageParam[] =
       stoppedBy === undefined ? turnMessages : [...turnMessages, { role: 'assistant', content: '(The person stopped this turn here.)' }];
     const usage = { ...result.usage, turns: 1 };

@@ -1,5 +1,5 @@
 // The files of a message as model input: images and PDFs as their own blocks, text as text, the rest as a note.
-import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { extname } from 'node:path';
 import type { FileLimits } from '../config/config.ts';
 import type { MessageFile } from '../chats/platform.ts';
@@ -80,11 +80,11 @@ const MAX_PDF_BYTES = 20 * 1024 * 1024;
 /** Text of all files of one message, at most (the rest is cut; scripts still get whole files). */
 const MAX_TOTAL_TEXT_CHARS = 150_000;
 
-type ImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+export type ImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 type FileKind = { kind: 'image'; mediaType: ImageType } | { kind: 'pdf' } | { kind: 'text' } | { kind: 'other'; why?: string };
 
 /** What the bytes are, by their first bytes: a declared type that lies would make the API refuse the turn. */
-function sniffImage(bytes: Uint8Array): ImageType | undefined {
+export function sniffImage(bytes: Uint8Array): ImageType | undefined {
   const head = Buffer.from(bytes.subarray(0, 12));
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
@@ -198,6 +198,22 @@ export function historyFileBlocks(blocks: readonly ContentBlockParam[]): Content
     if (block.type === 'image') return { type: 'text', text: '[The image was shown in this turn.]' };
     if (block.type === 'document') return { type: 'text', text: `[The PDF ${block.title ?? ''} was shown in this turn.]` };
     return block;
+  });
+}
+
+/** The turn's messages as the history keeps them: images in tool results (the editor's, an MCP tool's) become the same note. */
+export function historyToolImages(messages: readonly MessageParam[]): MessageParam[] {
+  const seen = (part: { type: string }) => part.type === 'image';
+  return messages.map((message) => {
+    if (message.role !== 'user' || !Array.isArray(message.content)) return message;
+    const blocks = message.content as ContentBlockParam[];
+    if (!blocks.some((block) => block.type === 'tool_result' && Array.isArray(block.content) && block.content.some(seen))) return message;
+    const content = blocks.map((block) =>
+      block.type === 'tool_result' && Array.isArray(block.content)
+        ? { ...block, content: block.content.map((part) => (seen(part) ? { type: 'text' as const, text: '[The image was shown in this turn.]' } : part)) }
+        : block,
+    );
+    return { ...message, content };
   });
 }
 

@@ -8,6 +8,7 @@ import type { OutgoingFile } from '../chats/platform.ts';
 import { visible } from '../text/visible.ts';
 import { readInside } from '../workspace/safeFiles.ts';
 import { describeSize } from './inputFiles.ts';
+import { seeImagesHint } from '../text/imageHint.ts';
 
 export interface ChangedFile {
   /** Absolute inside the sandbox: /workspace/… */
@@ -61,6 +62,8 @@ export function changesText(changed: { files: ChangedFile[]; unlisted: number },
     if (file.text !== undefined) lines.push(`  content:\n${file.text.replace(/^/gm, '    ')}`);
   }
   if (changed.unlisted > 0) lines.push(`- and ${changed.unlisted} more`);
+  const images = seeImagesHint(changed.files.map((file) => file.path));
+  if (images !== undefined) lines.push(images);
   if (limitReached !== undefined) lines.push(`The ${limitReached}: the run was stopped there. Remove files you no longer need before writing more.`);
   return lines.join('\n');
 }

@@ -18,6 +18,8 @@ export interface InstallSettings {
   egressAllow: string[];
   /** Bound on a fetched source, in MiB. */
   maxMB: number;
+  /** Fetches one person (not an installer) may ask for from chats in an hour. */
+  fetchesPerHour: number;
   /** INSTALL_GITHUB_URL: what `github:` sources resolve against. */
   githubUrl: string;
   /** INSTALLED_SKILLS_DIR: the bot-owned folder installed skills are written to (a cache of the store). */
@@ -32,6 +34,7 @@ export const installSchema = z.union([
       sources: z.array(z.string().min(1)).optional(),
       policyCommand: z.string().min(1).optional(),
       maxMB: z.number().int().min(1).max(4096).optional(),
+      fetchesPerHour: z.number().int().min(1).max(1000).optional(),
       egressAllow: egressAllowSchema.optional(),
     })
     .strict(),
@@ -42,12 +45,13 @@ export function installSettings(file: z.infer<typeof installSchema> | undefined,
     githubUrl: urlVar(env, 'INSTALL_GITHUB_URL') ?? 'https://github.com',
     dir: optional(env.INSTALLED_SKILLS_DIR) ?? './data/installed-skills',
   };
-  if (file === false) return { enabled: false, maxMB: 100, egressAllow: [], ...shared };
+  if (file === false) return { enabled: false, maxMB: 100, fetchesPerHour: 5, egressAllow: [], ...shared };
   return {
     enabled: true,
     ...(file?.sources === undefined ? {} : { sources: file.sources }),
     ...(file?.policyCommand === undefined ? {} : { policyCommand: file.policyCommand }),
     maxMB: file?.maxMB ?? 100,
+    fetchesPerHour: file?.fetchesPerHour ?? 5,
     egressAllow: file?.egressAllow ?? [],
     ...shared,
   };

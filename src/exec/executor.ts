@@ -7,7 +7,7 @@ import type { Logger } from '../ops/log.ts';
 import { DEFAULT_LIMITS, mountBound, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { checkRequest } from './request.ts';
 import { prepareRun, type Releases, type RunPlan } from './runPlan.ts';
-import { createRunDirs, removeRunDirs, type RunOwner, sweepStaleRunDirs } from './runDirs.ts';
+import { closeWorkspace, createRunDirs, removeRunDirs, type RunOwner, sweepStaleRunDirs } from './runDirs.ts';
 import { systemMounts } from './sandbox.ts';
 import { probeSandbox } from './sandboxProbe.ts';
 import { KeyedSemaphore, Semaphore, type Slot } from './semaphore.ts';
@@ -19,7 +19,7 @@ import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } fr
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 import { VerifiedCopies } from './verifiedCopies.ts';
-import { effectiveLimit, guardWorkspace } from './workspaceGuard.ts';
+import { effectiveLimit, guardWorkspace, overBound } from './workspaceGuard.ts';
 import { changedFiles, exceeds, limitSentence, scanTree } from './workspaceTree.ts';
 
 export interface ExecutorOptions {
@@ -211,6 +211,9 @@ async function runGuarded(
   }
   const workspace = request.workspace;
   const before = workspace === undefined ? undefined : await scanTree(workspace.dir);
+  // Over its bound (space allocated with `fallocate --keep-size` counts what the disk holds): nothing more runs there.
+  const over = workspace === undefined || before === undefined ? undefined : overBound(before, workspace);
+  if (over !== undefined) return refusal(startedAt, over);
   const bound = workspace === undefined || before === undefined ? undefined : effectiveLimit({ bytes: workspace.maxBytes, files: workspace.maxFiles }, before);
   const dirs = createRunDirs(plan.owner);
   const releases: Releases = [];
@@ -294,6 +297,8 @@ async function runGuarded(
     }
     return { ...result, workspace: report };
   } finally {
+    const reopened = workspace === undefined ? undefined : closeWorkspace(workspace.dir, plan.owner);
+    if (reopened !== undefined) options.logger?.warn({ err: reopened }, 'the workspace could not be closed to other accounts after the run');
     for (const release of releases) release();
     // Every process of the run is dead by now (its PID namespace or group was killed): nothing writes there any
     // more, and the caller need not wait for a large TMPDIR to be deleted.
@@ -323,3 +328,4 @@ function withEgressReport(result: ExecResult, refused: string[], script: string 
   logger?.warn({ script: script ?? 'shell', refused }, 'the egress proxy refused destinations of a skill');
   return result.status === 'ok' ? result : { ...result, reason: `${result.reason ?? 'the script failed'}; the network proxy refused ${refused.join(', ')}` };
 }
+

@@ -85,6 +85,25 @@ export function prepareWorkspace(dir: string, owner: RunOwner | undefined): void
   }
 }
 
+/**
+ * After a run: the workspace closed to every other local account again at once (a script's `chmod 0777
+ * /workspace` must not stay open until the next run). Returns the error instead of throwing: the run's result
+ * matters more, and the next run resets it too.
+ */
+export function closeWorkspace(dir: string, owner: RunOwner | undefined): Error | undefined {
+  try {
+    const workspace = Folder.open(dir);
+    try {
+      workspace.reset(0o700, owner);
+    } finally {
+      workspace.close();
+    }
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
 function asideName(workspace: Folder): string {
   for (let n = 1; ; n += 1) {
     const name = n === 1 ? 'outputs (moved)' : `outputs (moved ${n})`;

@@ -1,6 +1,6 @@
 // Enforces a workspace's bounds while a run writes: the tree is measured by a walk and the run is ended the moment
-// it holds more than the bound (or more than it held at the start, when a run begins over it: files may be removed,
-// never added). RLIMIT_FSIZE (set to the room left) bounds any single file exactly. The walk costs what the tree
+// it holds more than the bound. A run does not begin while the workspace is over it (overBound, below: the sizes
+// are in the refusal). RLIMIT_FSIZE (set to the room left) bounds any single file exactly. The walk costs what the tree
 // holds, so the pause between walks grows with it: at least POLL_MS, and fifteen times the last walk's own time, which
 // keeps a guard near a sixteenth of a core however full the workspace is (this host offers no per-folder quota).
 import { exceeds, limitSentence, scanTree, type TreeScan } from './workspaceTree.ts';
@@ -51,4 +51,14 @@ export function guardWorkspace(dir: string, limit: WorkspaceLimit, start: TreeSc
       if (timer !== undefined) clearTimeout(timer);
     },
   };
+}
+
+/** Why a run may not start in a workspace that holds more than its bounds, with the sizes; undefined when it may. */
+export function overBound(scan: { bytes: number; files: number; unwalkable?: string }, bounds: { maxBytes: number; maxFiles: number }): string | undefined {
+  const MIB = 1024 * 1024;
+  if (scan.bytes > bounds.maxBytes) {
+    return `the chat's workspace holds ${(scan.bytes / MIB).toFixed(1)} MiB on disk, over its bound of ${Math.round(bounds.maxBytes / MIB)} MiB (WORKSPACE_MAX_MB), so nothing more runs there until files are removed`;
+  }
+  if (scan.files > bounds.maxFiles) return `the chat's workspace holds ${scan.files} files, over its bound of ${bounds.maxFiles} (WORKSPACE_MAX_FILES), so nothing more runs there until files are removed`;
+  return undefined;
 }

@@ -32,3 +32,12 @@ export class OverBound extends Error {
 export function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MiB`;
 }
+
+/**
+ * What a git pack may hold, checked before isomorphic-git inflates it (packCheck.ts): no object larger than every
+ * staged file together may be, the whole pack unpacked within twice the download bound (trees, and files outside
+ * the path asked for, come with it), and no more objects than a few per file.
+ */
+export function packBounds(bounds: InstallBounds): { maxObjectBytes: number; maxTotalBytes: number; maxObjects: number } {
+  return { maxObjectBytes: bounds.maxBytes, maxTotalBytes: 2 * Math.max(bounds.maxDownloadBytes, bounds.maxBytes), maxObjects: bounds.maxFiles * 10 };
+}

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { type InstallBounds, OverBound } from './bounds.ts';
+import { type InstallBounds, OverBound, packBounds } from './bounds.ts';
 import { boundedHttp } from './boundedHttp.ts';
 import { type FetchGuard, PrivateAddress } from './sourceAddress.ts';
 import type { InstallSource } from './source.ts';
@@ -36,7 +36,7 @@ export async function fetchGit(source: GitSource, parent: string, bounds: Instal
   const gitdir = join(`${writer.dir}.git`);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), bounds.timeoutMs);
-  const http = boundedHttp(bounds.maxDownloadBytes, controller.signal, guard);
+  const http = boundedHttp(bounds.maxDownloadBytes, controller.signal, guard, packBounds(bounds));
   try {
     await git.clone({
       fs,
@@ -97,5 +97,6 @@ function describeFetchError(error: unknown, timedOut: boolean, bounds: InstallBo
   if (err.code === 'NotFoundError') return 'that branch or tag does not exist there';
   const cause = (error as { cause?: { code?: string } }).cause?.code;
   if (cause !== undefined) return `the server could not be reached (${cause})`;
-  return `fetching failed: ${err.message ?? String(error)}`;
+  // isomorphic-git's messages quote what the server sent: never repeated to the person (it may be anything).
+  return `the server's answer is not a git repository the bot can read (${typeof err.code === 'string' ? err.code : 'unreadable'})`;
 }

@@ -7,11 +7,12 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import type { CommandOutput } from '../ops/commandOutput.ts';
 import { silentLogger } from '../ops/log.ts';
-import { createAuditLog } from '../approvals/index.ts';
+import { createAuditLog, loadStateKey } from '../approvals/index.ts';
 import { executorFromConfig } from '../exec/fromConfig.ts';
 import { SkillRegistry } from '../skills/registry.ts';
 import { createStore } from '../store/createStore.ts';
 import { findingLine } from './findings.ts';
+import { indexSeal } from './indexSeal.ts';
 import { IndexView } from './installedSkills.ts';
 import { Installer } from './installer.ts';
 import type { InstallSource } from './source.ts';
@@ -48,10 +49,11 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
   const store = await createStore(config.storeUrl);
   const registry = await SkillRegistry.open({ roots: [...config.skillsDirs, config.install.dir], logger, watch: false });
   const executor = executorFromConfig(config, logger, { hashFolder: (dir) => registry.hashFolder(dir) });
-  const installed = new IndexView(store);
+  const seal = indexSeal(loadStateKey(config).secret);
+  const installed = new IndexView(store, seal);
   try {
     await installed.sync();
-    const installer = new Installer({ config, store, registry, audit: createAuditLog(store), installed, executor, hashFolder: (dir) => registry.hashFolder(dir), logger });
+    const installer = new Installer({ config, store, registry, audit: createAuditLog(store), installed, executor, hashFolder: (dir) => registry.hashFolder(dir), logger, seal });
     const scope = worldId ?? 'defaults';
     const requested = { worldId: scope === 'defaults' ? 'terminal:local' : scope, chatId: 'cli', requesterId: operator };
     switch (sub) {
@@ -71,7 +73,7 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
           return 1;
         }
         const { changeIndex, dropBundle } = await import('./installRecords.ts');
-        const changed = await changeIndex(store, (skills) => skills.filter((skill) => skill.id !== record.id));
+        const changed = await changeIndex(store, seal, (skills) => skills.filter((skill) => skill.id !== record.id));
         if ('error' in changed) {
           output.err(`skillbot skills remove: ${changed.error}`);
           return 1;

@@ -13,6 +13,7 @@ import type { Store } from '../store/types.ts';
 import { incomingDirOf } from './leftovers.ts';
 import { safeRelative } from './staging.ts';
 import { type InstalledSkill, INSTALLS_CHANNEL, readBundle, readIndex } from './installRecords.ts';
+import type { IndexSeal } from './indexSeal.ts';
 
 /** Marks the folder as the bot's own cache (see prepare). */
 const OWNED_MARK = '.skillbot-installed-skills';
@@ -27,6 +28,10 @@ export interface InstalledSkillsOptions {
   logger: Logger;
   /** How often the index is re-read without an announcement (default 5 s). */
   pollMs?: number;
+  /** Verifies the index's MAC (the state key). */
+  seal: IndexSeal;
+  /** An index that fails its check (forged, or an older one put back) was ignored: once per revision seen. */
+  onIgnored: (revision: string, why: string) => Promise<void>;
 }
 
 export class InstalledSkills {
@@ -38,6 +43,9 @@ export class InstalledSkills {
   #unsubscribe: (() => Promise<void>) | undefined;
   #closed = false;
   #revision = '';
+  /** The highest revision applied: a sealed index from before it is a rollback, not news. */
+  #highest = 0;
+  #reported = '';
 
   constructor(private readonly options: InstalledSkillsOptions) {}
 
@@ -93,7 +101,17 @@ export class InstalledSkills {
 
   async #sync(): Promise<void> {
     if (this.#closed) return;
-    const index = await readIndex(this.options.store);
+    const index = await readIndex(this.options.store, this.options.seal);
+    const why = index.ignored ?? (Number(index.status) < this.#highest ? `revision ${index.status} is older than revision ${this.#highest}, already served (an index put back)` : undefined);
+    if (why !== undefined) {
+      // What is on disk stays as it was: the last index that passed.
+      if (this.#reported !== `${index.status}:${why}`) {
+        this.#reported = `${index.status}:${why}`;
+        this.options.logger.warn({ revision: index.status, why }, 'installed skills: ignored an index that fails its integrity check');
+        await this.options.onIgnored(index.status, why);
+      }
+      return;
+    }
     if (index.status === this.#revision) return;
     let changed = false;
     const wanted = new Map(index.skills.map((skill) => [skill.id, skill]));
@@ -120,6 +138,7 @@ export class InstalledSkills {
     this.#skills = loaded;
     // A skill that could not be written is tried again at the next sync, not only at the next change.
     this.#revision = failed ? '' : index.status;
+    this.#highest = Math.max(this.#highest, Number(index.status) || 0);
     if (changed) await this.options.reload();
   }
 
@@ -154,7 +173,10 @@ export class InstalledSkills {
 /** The store's index read as it is, with no folders written: the CLI's view (a running bot owns the folder). */
 export class IndexView {
   #skills: InstalledSkill[] = [];
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly seal: IndexSeal,
+  ) {}
   list(): readonly InstalledSkill[] {
     return this.#skills;
   }
@@ -162,6 +184,6 @@ export class IndexView {
     return this.#skills.find((skill) => skill.id === id);
   }
   async sync(): Promise<void> {
-    this.#skills = (await readIndex(this.store)).skills;
+    this.#skills = (await readIndex(this.store, this.seal)).skills;
   }
 }

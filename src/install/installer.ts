@@ -16,6 +16,9 @@ import type { InstalledSkills } from './installedSkills.ts';
 import { installedListText, visibleIn } from './installedList.ts';
 import { type Plan, preparePlan } from './plan.ts';
 import { type InstallSource, parseSource, sourceAllowed } from './source.ts';
+import { Semaphore } from '../exec/semaphore.ts';
+import type { IndexSeal } from './indexSeal.ts';
+import { type FetchQuota, fetchQuota } from './fetchQuota.ts';
 import { type FetchGuard, fetchGuard } from './sourceAddress.ts';
 
 export interface InstallerDeps {
@@ -30,6 +33,8 @@ export interface InstallerDeps {
   hashFolder: HashFolder;
   logger: Logger;
   bounds?: Partial<InstallBounds>;
+  /** The installed-skills index's MAC (the state key). */
+  seal: IndexSeal;
 }
 
 /** `ok: false` with `privately`: tell only the person (they may not do this here). */
@@ -45,12 +50,19 @@ export interface Requested {
   requesterId: string;
 }
 
+/** Two fetches at a time per instance (the per-person count per hour is `install.fetchesPerHour`). */
+const FETCHES_AT_ONCE = 2;
+
 export class Installer {
   readonly #bounds: InstallBounds;
   readonly #guard: FetchGuard;
+  /** Fetches (and unpacks) on this instance at once: each may hold up to the download bound in memory. */
+  readonly #fetching = new Semaphore(FETCHES_AT_ONCE);
+  readonly #quota: FetchQuota;
   constructor(private readonly deps: InstallerDeps) {
     this.#bounds = { ...DEFAULT_BOUNDS, maxDownloadBytes: deps.config.install.maxMB * 1024 * 1024, ...deps.bounds };
     this.#guard = fetchGuard(deps.config.install.egressAllow, deps.config.install.githubUrl);
+    this.#quota = fetchQuota(deps.store, deps.config.install.fetchesPerHour);
   }
 
   /** Who may answer an install card in this world (and remove its skills): its installers and the operator's admins. */
@@ -73,6 +85,16 @@ export class Installer {
     if (!install.enabled) return { ok: false, error: 'installing skills is turned off here (install: false)' };
     if (!sourceAllowed(source, install.sources)) return { ok: false, error: `${source.display} is not among the sources this bot may install from (install.sources)` };
     const update = options.update;
+    const slot = await this.#fetching.acquire();
+    try {
+      return await this.#prepare(source, options, update);
+    } finally {
+      slot?.release();
+    }
+  }
+
+  #prepare(source: InstallSource, options: Parameters<Installer['plan']>[1], update: InstalledSkill | undefined): ReturnType<Installer['plan']> {
+    const install = this.deps.config.install;
     return preparePlan(
       {
         source,
@@ -106,6 +128,8 @@ export class Installer {
   async install(request: Requested & { source: string; file?: { name: string; bytes: Uint8Array }; pick?: readonly string[] }): Promise<InstallResult> {
     const parsed = request.file !== undefined ? this.parse(`file:${request.file.name}`) : this.parse(request.source);
     if (!parsed.ok) return { ok: false, text: `Cannot install: ${parsed.error}.` };
+    const quota = await this.#takeFetch(request);
+    if (!quota.ok) return { ok: false, privately: true, text: quota.text };
     const scope = this.scopeFor(request.worldId, request.requesterId);
     const planned = await this.plan(parsed.source, {
       scope,
@@ -123,6 +147,8 @@ export class Installer {
     if (record.origin.kind === 'file') return { ok: false, text: `${request.id} came from the shared file ${record.origin.name}: share the new file with \`/skills install\` to update it.` };
     const { url, ref, path } = record.origin;
     const source: InstallSource = { kind: 'git', url, ...(ref === undefined ? {} : { ref }), ...(path === undefined ? {} : { path }), display: record.source };
+    const quota = await this.#takeFetch(request);
+    if (!quota.ok) return { ok: false, privately: true, text: quota.text };
     const planned = await this.plan(source, { scope: record.scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, pick: [request.id], update: record });
     if (planned.ok && planned.plan.skills[0]?.hash === record.contentHash) {
       await planned.plan.discard();
@@ -141,7 +167,7 @@ export class Installer {
     if (record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
       return { ok: false, privately: true, text: `${record.id} is installed for every channel: only the operator's admins can remove it.` };
     }
-    const changed = await changeIndex(this.deps.store, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
+    const changed = await changeIndex(this.deps.store, this.deps.seal, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
     if ('error' in changed) return { ok: false, text: `Removing ${request.id} failed: ${changed.error}.` };
     if (!changed.skills.some((skill) => skill.contentHash === record.contentHash)) await dropBundle(this.deps.store, record.contentHash);
     await this.deps.installed.sync();
@@ -178,7 +204,7 @@ export class Installer {
       installedAt: Date.now(),
     }));
     const replaced: string[] = [];
-    const changed = await changeIndex(this.deps.store, (skills) => {
+    const changed = await changeIndex(this.deps.store, this.deps.seal, (skills) => {
       for (const record of records) {
         const other = skills.find((skill) => skill.id === record.id && skill.scope !== record.scope);
         if (other !== undefined) return { error: `${record.id} is already installed for ${other.scope === 'defaults' ? 'every channel' : other.scope}` };
@@ -277,6 +303,12 @@ export class Installer {
       default:
         return { ok: false, privately: true, text: 'This install card is no longer open (or not of this channel), so the pick changed nothing.' };
     }
+  }
+
+  /** One of the person's fetches; a world's installers (who answer the cards) and the operator's admins are not counted. */
+  #takeFetch(request: Requested): Promise<{ ok: true } | { ok: false; text: string }> {
+    if (this.installersOf(request.worldId).includes(request.requesterId)) return Promise.resolve({ ok: true });
+    return this.#quota.take(request.requesterId);
   }
 
   /** The skills a staged one must not shadow: every id the registry has now, except this scope's own installs. */

@@ -51,6 +51,26 @@ async function networkUses(skill: StagedSkill): Promise<string[]> {
   return uses;
 }
 
+/**
+ * SKILL.md and every script of each skill, whole, each line numbered as findings name them and shown through
+ * visible() (what hides is named). A card this long is attached whole by the platform, as script cards are.
+ */
+async function wholeFiles(skills: readonly StagedSkill[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const skill of skills) {
+    const { scripts } = await scriptsOf(skill);
+    for (const path of ['SKILL.md', ...scripts.map((script) => script.path)]) {
+      const bytes = await readFile(join(skill.dir, path)).catch(() => undefined);
+      if (bytes === undefined) continue;
+      const shown = skill.folder ? `${skill.folder}/${path}` : path;
+      lines.push('', `── ${visible(shown)} (${bytes.byteLength} bytes, whole) ──`);
+      const text = bytes.includes(0) ? bytes.toString('latin1') : bytes.toString('utf8');
+      text.split('\n').forEach((line, index) => lines.push(`${String(index + 1).padStart(5)} │ ${visible(line)}`));
+    }
+  }
+  return lines;
+}
+
 export interface Review {
   /** The card's text. */
   body: string;
@@ -126,6 +146,7 @@ export async function buildReview(input: ReviewInput): Promise<Review> {
     lines.push(`  host dependencies missing: ${missing.length === 0 ? 'none' : ''}`);
     for (const dependency of missing) lines.push(`    ${visible(describeMissing(dependency))}`);
   }
+  lines.push(...(await wholeFiles(input.skills)));
   const dangers = input.findings.filter((f) => f.severity === 'danger');
   lines.push('', dangers.length === 0 ? 'Scanner: no findings.' : `Scanner: ${dangers.length} finding(s)${input.policy === 'block' ? ' (this channel blocks installs with findings)' : ''}:`);
   for (const finding of input.findings) lines.push(`  ${visible(findingLine(finding))}`);

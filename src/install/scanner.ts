@@ -7,10 +7,8 @@ import { join } from 'node:path';
 import type { Finding } from './findings.ts';
 import type { StagedSkills } from './stagedSkills.ts';
 import type { Staged } from './staging.ts';
+import { downloadFindings } from './downloadRules.ts';
 import { hiddenInName, scanText } from './textRules.ts';
-
-/** Text files larger than this are not read as text (they are still hashed and shown). */
-const TEXT_SCAN_BYTES = 2 * 1024 * 1024;
 
 const BINARY_MAGIC: ReadonlyArray<readonly [string, number[]]> = [
   ['an ELF executable', [0x7f, 0x45, 0x4c, 0x46]],
@@ -33,9 +31,20 @@ async function head(file: string, bytes: number): Promise<Buffer> {
   }
 }
 
-function isText(bytes: Buffer): boolean {
-  if (bytes.includes(0)) return false;
-  return !new TextDecoder('utf-8', { fatal: false }).decode(bytes).includes('\uFFFD');
+/**
+ * The file as text, whatever its size or encoding: UTF-8, UTF-16 by its byte-order mark, else each byte as one
+ * character (Latin-1), so the rules still see the ASCII of a shell line inside anything. `how` says which, when
+ * not UTF-8: a file is never left unread, and one not read as UTF-8 is said so on the card.
+ */
+function decode(bytes: Buffer): { text: string; how?: string } {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes), how: 'UTF-16 (little-endian)' };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes), how: 'UTF-16 (big-endian)' };
+  try {
+    if (!bytes.includes(0)) return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    // Not UTF-8: read byte by byte below.
+  }
+  return { text: bytes.toString('latin1'), how: bytes.includes(0) ? 'binary data, searched byte by byte' : 'not UTF-8, read as Latin-1' };
 }
 
 export interface ScanContext {
@@ -67,13 +76,14 @@ export async function scanStaged(staged: Staged, found: StagedSkills, context: S
       findings.push({ code: 'BINARY', severity: 'danger', file: file.path, message: `${magic?.[0] ?? 'compiled code'} with no source to read` });
       continue;
     }
-    if (file.size > TEXT_SCAN_BYTES || !isText(start)) {
-      if (file.executable) findings.push({ code: 'BINARY', severity: 'danger', file: file.path, message: 'an executable file that is not text' });
-      continue;
+    const { text, how } = decode(file.size <= start.byteLength ? start : await head(full, file.size));
+    if (how !== undefined) {
+      findings.push({ code: 'NOT_UTF8', severity: file.executable ? 'danger' : 'note', file: file.path, message: `${file.executable ? 'an executable file that is ' : ''}${how}; the rules ran on it as such` });
     }
-    const text = (file.size <= start.byteLength ? start : await head(full, file.size)).toString('utf8');
     // Markdown is what the model reads as instructions: there, what renders as nothing is a finding.
-    findings.push(...scanText(file.path, text, /\.(?:md|markdown|mdx)$/i.test(file.path)));
+    // Binary data holds stray bytes that would read as hidden characters: only the download rules run on it.
+    if (how?.startsWith('binary') === true) findings.push(...downloadFindings(file.path, text));
+    else findings.push(...scanText(file.path, text, how === undefined && /\.(?:md|markdown|mdx)$/i.test(file.path)));
   }
   for (const problem of found.problems) findings.push({ code: 'ROOT_PROBLEM', severity: 'note', file: '.claude-plugin', message: problem });
   for (const skill of found.skills) {

@@ -9,6 +9,8 @@ import { addressPolicy, ownAddresses } from '../exec/addressPolicy.mjs';
 export interface FetchGuard {
   /** Why `host` (a name or an IP literal) at `address` may not be fetched from, or undefined when it may. */
   refuses(host: string, address: string): string | undefined;
+  /** The guard for one URL: the operator's INSTALL_GITHUB_URL origin is reached wherever it resolves. */
+  forUrl(url: URL): FetchGuard;
 }
 
 /** A git source's host resolved to an address the bot does not fetch from. */
@@ -16,19 +18,23 @@ export class PrivateAddress extends Error {
   override name = 'PrivateAddress';
 }
 
+/** Scheme, host and port, as URL spells them (the default port left out), so `http://h` is never `https://h:8443`. */
+const originOf = (url: URL): string => `${url.protocol}//${url.host.toLowerCase()}`;
+
 /**
- * The guard for installs. `allow` is `install.egressAllow` (a listed range or name may even be loopback); the host
- * of INSTALL_GITHUB_URL, which the operator named, is reached wherever it resolves.
+ * The guard for installs. `allow` is `install.egressAllow` (a listed range or name may even be loopback); the origin
+ * of INSTALL_GITHUB_URL (scheme, host and port, which the operator named) is reached wherever it resolves. Its
+ * host on another port or scheme is not: that would be any service on that host.
  */
 export function fetchGuard(allow: readonly string[], githubUrl: string, hostAddresses: () => string[] = ownAddresses): FetchGuard {
   const policy = addressPolicy(allow, hostAddresses, { listedMayBeLocal: true });
-  const trusted = new URL(githubUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return {
-    refuses(host, address) {
-      if (host.toLowerCase() === trusted) return undefined;
-      return policy.refuses(address, isIP(host) === 0 ? host : undefined);
-    },
+  const trusted = originOf(new URL(githubUrl));
+  const guarded: FetchGuard = {
+    refuses: (host, address) => policy.refuses(address, isIP(host) === 0 ? host : undefined),
+    forUrl: (url) => (originOf(url) === trusted ? open : guarded),
   };
+  const open: FetchGuard = { refuses: () => undefined, forUrl: guarded.forUrl };
+  return guarded;
 }
 
 function refusal(host: string, address: string, why: string): PrivateAddress {

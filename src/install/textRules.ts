@@ -1,8 +1,9 @@
 // The scanner's rules for text (SKILL.md, docs, scripts): static, explainable patterns, each tied to a line.
 // They catch the known shapes of trouble in skills (ClawHub's `curl | bash` "prerequisites", base64 payloads
-// fed to an interpreter, instructions hidden from people but read by the model); docs/security.md says what
-// they cannot catch.
+// fed to an interpreter, instructions hidden from people but read by the model); downloadRules.ts reads
+// download-and-run in its variants; docs/security.md says what they cannot catch.
 import { codePointName } from '../text/visible.ts';
+import { downloadFindings, normalise } from './downloadRules.ts';
 import type { Finding } from './findings.ts';
 
 interface LineRule {
@@ -14,12 +15,8 @@ interface LineRule {
 const SHELLS = String.raw`(?:sudo\s+)?(?:env\s+)?(?:ba|z|k|da|fi)?sh|python[0-9.]*|node|perl|ruby|php`;
 
 const LINE_RULES: readonly LineRule[] = [
-  { code: 'DOWNLOAD_EXEC', pattern: new RegExp(String.raw`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:${SHELLS})\b`, 'i'), message: 'pipes a download into an interpreter' },
   { code: 'DOWNLOAD_EXEC', pattern: /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+Net\.WebClient)\b[^\n]*\|\s*(?:iex|Invoke-Expression)\b/i, message: 'pipes a download into Invoke-Expression' },
   { code: 'DOWNLOAD_EXEC', pattern: /\b(?:iex|Invoke-Expression)\s*\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object)/i, message: 'runs a download with Invoke-Expression' },
-  { code: 'DOWNLOAD_EXEC', pattern: /(?:\bsource|\.|\b(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b/i, message: 'runs a download through process substitution' },
-  { code: 'DOWNLOAD_EXEC', pattern: /\b(?:eval|(?:ba|z)?sh\s+-c)\s+["']?\$\(\s*(?:curl|wget)\b/i, message: 'evaluates a download' },
-  { code: 'DOWNLOAD_EXEC', pattern: /\b(?:curl|wget)\b[^\n;&|]*(?:-o|-O|--output)\s*\S+[^\n]*(?:&&|;)\s*(?:chmod\s+\+x|(?:ba)?sh\s|\.\/)/i, message: 'downloads a file and then runs it' },
   { code: 'URL_INSTALL', pattern: /\bpip[0-9.]*\s+install\b[^\n]*(?:https?:\/\/|git\+|--index-url|--extra-index-url|-i\s+https?:)/i, message: 'installs a Python package from a URL or another index' },
   { code: 'URL_INSTALL', pattern: /\b(?:npm|pnpm|yarn)\s+(?:install|i|add)\b[^\n]*(?:https?:\/\/|git\+|github:|--registry)/i, message: 'installs a Node package from a URL or another registry' },
   { code: 'URL_INSTALL', pattern: /\bnpx\s+(?:-y\s+)?(?:https?:\/\/|github:|git\+)/i, message: 'runs a Node package straight from a URL' },
@@ -91,8 +88,9 @@ export function scanText(file: string, text: string, markdown: boolean): Finding
   const prose = markdown ? outsideCode(text).split('\n') : [];
   const evaluates = EVALUATES.test(text);
   lines.forEach((line, index) => {
+    const normal = normalise(line);
     for (const rule of LINE_RULES) {
-      if (rule.pattern.test(line)) findings.push({ code: rule.code, severity: 'danger', file, line: index + 1, message: `${rule.message}: ${quote(line)}` });
+      if (rule.pattern.test(line) || rule.pattern.test(normal)) findings.push({ code: rule.code, severity: 'danger', file, line: index + 1, message: `${rule.message}: ${quote(line)}` });
     }
     if (evaluates && LONG_ENCODED.test(line)) {
       findings.push({ code: 'ENCODED_PAYLOAD', severity: 'danger', file, line: index + 1, message: 'a long encoded string in a file that evaluates code or pipes into a shell' });
@@ -104,6 +102,7 @@ export function scanText(file: string, text: string, markdown: boolean): Finding
       if (HIDDEN_HTML.test(rendered)) findings.push({ code: 'HIDDEN_TEXT', severity: 'danger', file, line: index + 1, message: `HTML made invisible when rendered: ${quote(rendered)}` });
     }
   });
+  findings.push(...downloadFindings(file, text));
   findings.push(...hiddenCharacters(file, text));
   if (markdown) {
     for (const match of outsideCode(text).matchAll(HTML_COMMENT)) {

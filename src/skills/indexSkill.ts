@@ -3,13 +3,11 @@
 import { basename, posix } from 'node:path';
 import type { ScannedFolder } from './folderScanner.ts';
 import { parseSkillMarkdown } from './frontmatter.ts';
+import { envelopeFiles, type EnvelopeFiles } from './envelopeFiles.ts';
 import { bodyNames } from './mentions.ts';
 import { SCAN_LIMITS } from './scanLimits.ts';
-import type { InvalidSkill, Profile, ResourceFile, Skill, SkillProblem } from './types.ts';
+import type { InvalidSkill, Profile, Skill, SkillProblem } from './types.ts';
 import { validateFrontmatter } from './validate.ts';
-
-/** Reference text kept per skill, over all the files its body names (UTF-16 units). */
-export const REFERENCE_TEXT_MAX_PER_SKILL = 128 * 1024;
 
 /** One indexed folder: a valid skill or an invalid one, plus what the watcher needs. */
 export interface IndexedFolder {
@@ -29,49 +27,6 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
-}
-
-/** Cut `text` to `max` UTF-16 units without splitting a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
-
-/**
- * A linked document is shown whole when it is at most this big, and while the skill's linked documents together stay
- * within the second bound; the others are listed with their size (claude-api links 30 documents, one per language
- * and topic: the model reads the one it needs).
- */
-export const LINKED_TEXT_MAX = 16 * 1024;
-export const LINKED_TEXT_MAX_PER_SKILL = 32 * 1024;
-
-/**
- * The files the model may need: every file under references/ or assets/, and every other file the instructions
- * reach (as `reachedFiles` follows links), sorted by path. Text is inlined within one budget per skill: a reference
- * SKILL.md names (its first bytes, as the scan kept them), and a reached markdown document that is small; the rest
- * is listed with its size, for the editor's `view` at /skills/<id>/<path>.
- */
-function resourcesOf(scanned: ScannedFolder, body: string, reached: ReadonlySet<string>): ResourceFile[] {
-  const files = scanned.files
-    .filter((f) => f.path.startsWith('references/') || f.path.startsWith('assets/') || (reached.has(f.path) && !f.path.startsWith('scripts/')))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  let budget = REFERENCE_TEXT_MAX_PER_SKILL;
-  let linkedBudget = LINKED_TEXT_MAX_PER_SKILL;
-  return files.map((file) => {
-    const resource: ResourceFile = { path: file.path, size: file.size };
-    const named = file.text !== undefined && bodyNames(body, file.path);
-    const linked = !named && reached.has(file.path) && file.markdown !== undefined && file.size <= LINKED_TEXT_MAX && file.markdown.length <= linkedBudget;
-    const whole = named ? file.text : linked ? file.markdown : undefined;
-    if (whole !== undefined && budget > 0) {
-      const text = cut(whole, budget);
-      budget -= text.length;
-      if (linked) linkedBudget -= text.length;
-      resource.text = text;
-      if ((named && file.truncated === true) || text.length < whole.length) resource.truncated = true;
-    }
-    return resource;
-  });
 }
 
 /** `${CLAUDE_SKILL_DIR}/x` and `${CLAUDE_PLUGIN_ROOT}/skills/<folder>/x` name the skill's own `x`, as Claude Code reads them. */
@@ -150,6 +105,10 @@ function spellings(script: string, taken: ReadonlySet<string>): string[] {
   return [script, ...bare, ...(extension === '.py' ? [stem.replace(/\//g, '.')] : [])];
 }
 
+function shownFiles({ resources, unlisted }: EnvelopeFiles): Pick<Skill, 'resources' | 'unlistedFiles'> {
+  return unlisted > 0 ? { resources, unlistedFiles: unlisted } : { resources };
+}
+
 function scriptsOf(scanned: ScannedFolder, body: string, runOnLoad: readonly string[]): string[] {
   return [...new Set([...referencedScripts(scanned.files, body, basename(scanned.folder)), ...runOnLoad])].sort();
 }
@@ -208,7 +167,7 @@ export function indexScannedFolder(scanned: ScannedFolder, profile: Profile): In
     hash: scanned.hash,
     scripts: scriptsOf(scanned, parsed.body, checked.runOnLoad),
     runOnLoad: checked.runOnLoad,
-    resources: resourcesOf(scanned, parsed.body, reachedFiles(scanned.files, parsed.body, folderName)),
+    ...shownFiles(envelopeFiles(scanned.files, parsed.body, reachedFiles(scanned.files, parsed.body, folderName))),
     disableModelInvocation: checked.disableModelInvocation,
     userInvocable: checked.userInvocable,
     ...(checked.argumentHint === undefined ? {} : { argumentHint: checked.argumentHint }),

@@ -38,15 +38,13 @@ export interface HookSpec {
 
 export type HookMap = Partial<Record<HookEvent, HookSpec[]>>;
 
-/** A file under references/ or assets/. */
+/** A file the load_skill envelope lists (see envelopeFiles.ts). */
 export interface ResourceFile {
   /** Relative to the skill folder, `/`-separated. */
   path: string;
   size: number;
-  /** Text of the file when the body names it and it is small text; cached at index time. */
+  /** The whole text, when the envelope inlines it (small linked prose); cached at index time. */
   text?: string;
-  /** True when `text` holds only the start of the file (size cap). */
-  truncated?: boolean;
 }
 
 /** A validated skill as the registry holds it. Treat as immutable. */
@@ -72,8 +70,10 @@ export interface Skill {
   scripts: string[];
   /** Our `run-on-load` extension: the only scripts load_skill runs (after approval), in the order listed. */
   runOnLoad: string[];
-  /** Files under references/ and assets/, sorted by path. */
+  /** Files under references/ and assets/ and those the instructions reach, sorted by path, as the envelope lists them. */
   resources: ResourceFile[];
+  /** Such files the envelope's listing had no room for (absent: none). */
+  unlistedFiles?: number;
   /** Claude Code's `disable-model-invocation: true`: out of the catalog, find_skills and load_skill; people may still run it. */
   disableModelInvocation: boolean;
   /** Claude Code's `user-invocable` (default true): false hides it from `/skill`, `/skills` and autocomplete. */

@@ -94,7 +94,12 @@ export class ChatWorkspaces {
       try {
         if (base.stat().uid !== process.getuid?.()) throw new WorkspacePathError(`the workspace of ${chatId} is not the bot's own folder`);
         base.reset(0o711);
-        base.childOrMake('files', 0o700, owner).close();
+        const files = base.childOrMake('files', 0o700, owner);
+        try {
+          files.reset(0o700, owner);
+        } finally {
+          files.close();
+        }
       } finally {
         base.close();
       }

@@ -151,6 +151,22 @@ describe('fake Anthropic Messages API through the real SDK', () => {
     await expect(textFirst).rejects.toThrow(/must come first/);
   });
 
+  it('takes images in a tool result and refuses one of a type the API does not read', async () => {
+    const { client, fake: server } = await start({ brain: scripted([textReply('I see a dot.')]) });
+    const asked = (mediaType: string) => client.messages.create({
+      model: MODEL, max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'view', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'dot.png' }, { type: 'image', source: { type: 'base64', media_type: mediaType as 'image/png', data: 'iVBORw0KGgo=' } }] }] },
+      ],
+    });
+    await expect(asked('image/bmp')).rejects.toThrow(/content\.1\.source\.media_type/);
+    const answer = await asked('image/png');
+    expect(answer.content).toEqual([expect.objectContaining({ type: 'text', text: 'I see a dot.' })]);
+    expect(server.requests.map((request) => request.outcome)).toEqual(['invalid', 'ok']);
+  });
+
   it('runs a scripted conversation: the brain sees the tool result and answers from it', async () => {
     const { fake, client } = await start({
       brain: scripted([

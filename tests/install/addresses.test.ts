@@ -16,6 +16,9 @@ import { friendlyCollection } from './fixtures.ts';
 let git: FakeGitServer;
 let redirector: Server;
 let redirectUrl: string;
+/** A service on loopback that answers anything with its own internal text. */
+let chatty: Server;
+let chattyPort: number;
 let dir: string;
 const apps: App[] = [];
 
@@ -42,6 +45,21 @@ async function appWith(install: string): Promise<App> {
   return app;
 }
 
+/** An app whose INSTALL_GITHUB_URL is `url` (a loopback server the operator named). */
+async function appWithGithub(url: string): Promise<App> {
+  const home = mkdtempSync(join(dir, 'app-'));
+  chmodSync(home, 0o755);
+  const configFile = join(home, 'config.yaml');
+  writeFileSync(configFile, 'defaults:\n  installers: [UADMIN]\n');
+  const app = await createApp(
+    loadConfig({ STORE_URL: 'memory://', SKILLS_DIRS: join(home, 'skills'), INSTALLED_SKILLS_DIR: join(home, 'installed'), WORKSPACES_DIR: join(home, 'workspaces'), INSTALL_GITHUB_URL: url, SKILLBOT_CONFIG: configFile, ANTHROPIC_API_KEY: 'unused' }),
+    silentLogger(),
+    { watchSkills: false },
+  );
+  apps.push(app);
+  return app;
+}
+
 async function planError(app: App, source: string): Promise<string> {
   const parsed = app.installer.parse(source);
   if (!parsed.ok) throw new Error(parsed.error);
@@ -61,10 +79,14 @@ beforeAll(async () => {
   redirector = createServer((_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/acme/tools.git/info/refs' }).end());
   await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
   redirectUrl = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/acme/tools.git`;
+  chatty = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('INTERNAL-ONLY: admin token abc123\n'));
+  await new Promise<void>((resolve) => chatty.listen(0, '127.0.0.1', resolve));
+  chattyPort = (chatty.address() as AddressInfo).port;
 });
 afterAll(async () => {
   for (const app of apps) await app.close();
   await new Promise<void>((resolve) => redirector?.close(() => resolve()));
+  await new Promise<void>((resolve) => chatty?.close(() => resolve()));
   await git?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -109,9 +131,30 @@ describe('git sources on private addresses', () => {
     if (!planned.ok) throw new Error(planned.error);
     expect(planned.plan.skills.map((skill) => skill.id)).toEqual(['csv-peek', 'greeter']);
     await planned.plan.discard();
-    expect(await planError(app, redirectUrl)).toContain('the server redirects to http://169.254.169.254/latest/meta-data');
+    // Refused, and where it points (the server's bytes) is not repeated.
+    const redirected = await planError(app, redirectUrl);
+    expect(redirected).toContain('the server answered a redirect (302), which the bot does not follow');
+    expect(redirected).not.toContain('169.254');
     // Listed by range only: another private range stays refused.
     expect(await planError(app, 'https://10.9.9.9/acme/tools.git')).toContain('10.9.9.9 is not a public address');
+  });
+
+  it("trusts INSTALL_GITHUB_URL's origin (scheme, host and port), not its host: another port on that host is refused (N12)", async () => {
+    const app = await appWithGithub(git.url);
+    const port = Number(new URL(git.url).port);
+    const planned = await planError(app, 'github:acme/tools');
+    expect(planned).toBe('');
+    const before = git.requests();
+    expect(await planError(app, `http://127.0.0.1:${chattyPort}/acme/tools.git`)).toContain('127.0.0.1 is not a public address');
+    expect(await planError(app, `https://127.0.0.1:${port}/acme/tools.git`)).toContain('127.0.0.1 is not a public address');
+    expect(git.requests()).toBe(before);
+  });
+
+  it("never quotes what a server answered in a refusal (N12)", async () => {
+    const app = await appWithGithub(`http://127.0.0.1:${chattyPort}`);
+    const error = await planError(app, 'github:acme/tools');
+    expect(error).toMatch(/the server's answer is not a git repository the bot can read/);
+    expect(error).not.toContain('INTERNAL-ONLY');
   });
 
   it('refuses an install.egressAllow entry that is neither a range nor a host name, at start', () => {

@@ -10,7 +10,6 @@ import type { App } from '../../src/app.ts';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/ops/log.ts';
-import { readIndex } from '../../src/install/installRecords.ts';
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
 import { friendlyCollection, HOSTILE, makeZip, skillMd } from './fixtures.ts';
 
@@ -79,7 +78,7 @@ describe('the install scanner', () => {
       expect(result.ok).toBe(false);
       expect(result.text).toMatch(/blocks installs with scanner findings|invalid/);
     }
-    expect((await readIndex(app.store)).skills).toEqual([]);
+    expect(app.installed.list()).toEqual([]);
   });
 
   it('refuses a repository over the download bound, keeping nothing', async () => {

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import { readIndex } from '../../src/install/installRecords.ts';
 import { combinedHash } from '../../src/install/review.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
 import { type FakeDiscord, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
@@ -106,7 +105,7 @@ describe('picking skills of a collection in Slack', () => {
     expect(has('alpha') || has('gamma')).toBe(false);
     // The yes covered exactly beta's bytes: the approval's hash is of beta alone, at the hash now installed.
     const record = await bot.app.store.get<ApprovalRecord>('approvals', secondId);
-    const installed = (await readIndex(bot.app.store)).skills;
+    const installed = bot.app.installed.list();
     expect(installed.map((skill) => skill.id)).toEqual(['beta']);
     expect(record?.skillHash).toBe(combinedHash([{ id: 'beta', hash: installed[0]?.contentHash ?? '' }]));
   });

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexSeal } from '../../src/install/indexSeal.ts';
 import { readIndex } from '../../src/install/installRecords.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -21,6 +22,9 @@ if (process.env.CI === 'true' && !process.env.REDIS_URL) throw new Error('CI=tru
 
 const CAROL = 'UCAROL';
 const marker = join(tmpdir(), `skillbot-install-ran-${randomBytes(4).toString('hex')}`);
+
+const STATE_KEY = 'install-test-state-key-0123456789abcdef';
+const seal = indexSeal(Buffer.from(STATE_KEY));
 
 describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two instances', () => {
   let git: FakeGitServer;
@@ -48,7 +52,7 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
       anthropic,
       skillsRoot: skills.skillsRoot,
       storeUrl: url(),
-      env: { SKILLBOT_CONFIG: join(dir, 'config.yaml'), INSTALL_GITHUB_URL: git.url, SKILLBOT_STATE_KEY: 'install-test-state-key-0123456789abcdef' },
+      env: { SKILLBOT_CONFIG: join(dir, 'config.yaml'), INSTALL_GITHUB_URL: git.url, SKILLBOT_STATE_KEY: STATE_KEY },
     });
     bots.push(bot);
     return bot;
@@ -61,7 +65,8 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
     dir = mkdtempSync(join(tmpdir(), 'skillbot-install-slack-'));
     chmodSync(dir, 0o755);
     world = `slack:${slack.info.teamId}:${CHANNEL}`;
-    writeFileSync(join(dir, 'config.yaml'), `worlds:\n  ${world}:\n    installers: [${BOB}]\n`);
+    // Alice asks for more fetches than a person may in an hour by default (the count is in Redis, across runs).
+    writeFileSync(join(dir, 'config.yaml'), `install:\n  fetchesPerHour: 1000\nworlds:\n  ${world}:\n    installers: [${BOB}]\n`);
     store = await createStore(url());
     await store.delete('installs', 'index');
     git.commit('acme/tools', friendlyCollection(marker));
@@ -124,7 +129,7 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
     await replyIn(root.ts, 'Installed csv-peek, greeter from github:acme/tools at commit ');
     const waited = await until(() => has(b, 'greeter') && has(b, 'csv-peek'), 'the other instance to serve the skills');
     expect(waited).toBeLessThan(2_000);
-    const pinned = (await readIndex(store)).skills;
+    const pinned = (await readIndex(store, seal)).skills;
     expect(pinned.map((skill) => [skill.id, skill.approvedBy, skill.requestedBy])).toEqual([['csv-peek', BOB, ALICE], ['greeter', BOB, ALICE]]);
     for (const bot of [a, b]) for (const skill of pinned) expect(bot.app.registry.current().get(skill.id)?.hash).toBe(skill.contentHash);
     // `/skills` answers with it on the other instance, and `/skills installed` shows the pin.
@@ -180,7 +185,7 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
     expect(done.text).toContain('has moved to');
     await until(() => has(b, 'mover'), 'mover on the other instance');
     expect(readFileSync(join(b.app.registry.current().get('mover')?.dir ?? '', 'scripts/go.sh'), 'utf8')).toContain('echo reviewed');
-    expect((await readIndex(store)).skills.find((skill) => skill.id === 'mover')?.origin).toMatchObject({ commit: reviewed });
+    expect((await readIndex(store, seal)).skills.find((skill) => skill.id === 'mover')?.origin).toMatchObject({ commit: reviewed });
   });
 
   it('a .skill file shared in the thread installs the same way', async () => {
@@ -196,7 +201,7 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
   });
 
   it('a restart (a new instance with an empty disk) serves every installed skill at its pin', async () => {
-    const pinned = (await readIndex(store)).skills;
+    const pinned = (await readIndex(store, seal)).skills;
     await b.stop();
     bots.splice(bots.indexOf(b), 1);
     b = await startBot();

@@ -23,7 +23,7 @@ export interface SkillSpec {
   frontmatter?: string;
   body: string;
   /** Relative path → content; files under scripts/ and hooks/ are made executable. */
-  files?: Record<string, string>;
+  files?: Record<string, string | Uint8Array>;
 }
 
 export async function writeSkill(root: string, spec: SkillSpec): Promise<string> {

@@ -121,4 +121,15 @@ describe('failures and script results', () => {
     expect(result).toContain('exit_code="none"');
     expect(result).toContain('&lt;/stdout&gt;');
   });
+
+  it('a run that made images says to view them (its result cannot carry them); one that made none says nothing of it', () => {
+    const files = [
+      { path: '/workspace/outputs/slide-1.png', size: 2048, created: true },
+      { path: '/workspace/outputs/deck.pptx', size: 9000, created: true },
+    ];
+    const made = renderScriptResult('pptx', { ...output('scripts/thumbnail.py', 'done'), workspace: { files, unlisted: 0 } });
+    expect(made).toContain('To look at an image it made (/workspace/outputs/slide-1.png), view it with str_replace_based_edit_tool: you will see the image itself.\n</execution_directive>');
+    const none = renderScriptResult('pptx', { ...output('scripts/thumbnail.py', 'done'), workspace: { files: files.slice(1), unlisted: 0 } });
+    expect(none).not.toContain('To look at an image');
+  });
 });

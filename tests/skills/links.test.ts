@@ -62,4 +62,29 @@ describe('linked files in the envelope', () => {
     expect(envelope).toContain('Check the notes with `/skills/brainstorm/scripts/check.sh` and `/skills/brainstorm/scripts/lint.sh`.');
     expect(envelope).not.toContain('CLAUDE_');
   });
+
+  it('keeps an envelope light: inlined text within 8 KiB in all, never HTML or assets, and a bounded listing that counts the rest', async () => {
+    const body = '# Big\nRead references/a.md, references/b.md and references/c.md; the viewer is viewer.html; see also assets/readme.md.';
+    const files: Record<string, string> = {
+      'references/a.md': `# A\n${'a'.repeat(3_000)}`,
+      'references/b.md': `# B\n${'b'.repeat(3_000)}`,
+      'references/c.md': `# C\n${'c'.repeat(3_000)}`,
+      'viewer.html': `<html>${'v'.repeat(500)}</html>`,
+      'assets/readme.md': '# Template notes',
+    };
+    for (let i = 0; i < 300; i += 1) files[`assets/fonts/${'font-family-name-'.repeat(4)}${String(i).padStart(3, '0')}.ttf`] = 'x';
+    const skill = (await indexOne(await writeSkill(await root(), 'big', undefined, body, files)))?.skill;
+    const envelope = renderSkillContext(skill!);
+    const inlined = skill!.resources.filter((file) => file.text !== undefined).map((file) => file.path);
+    expect(inlined).toEqual(['references/a.md', 'references/b.md']);
+    expect(envelope).toMatch(/<file path="references\/c.md" bytes="3004"\/>/);
+    expect(envelope).toContain('<file path="viewer.html" bytes="');
+    expect(envelope).not.toContain('vvvv');
+    expect(envelope).not.toContain('Template notes');
+    expect(envelope.length - body.length).toBeLessThan(12_000);
+    const unlisted = skill!.unlistedFiles ?? 0;
+    expect(unlisted).toBeGreaterThan(250);
+    expect(envelope).toContain(`<reference_files unlisted="${unlisted}">`);
+    expect(envelope).toContain(`${unlisted} more file(s) are not listed: view /skills/big (or a folder in it) to see them.`);
+  });
 });

@@ -156,24 +156,20 @@ describe('skill entries', () => {
     expect((await indexOne(dir))?.skill?.scripts).toEqual(['scripts/report.sh', 'scripts/sub/fmt.py']);
   });
 
-  it('caches the text of the references the body names, bounded, text only', async () => {
-    const body = 'Read references/guide.md, references/big.md and assets/logo.png.';
+  it('inlines only small linked prose, whole, and lists the rest by size', async () => {
+    const body = 'Read references/guide.md, references/big.md, references/page.html and assets/notes.md and assets/logo.png.';
     const dir = await writeSkill(root, 'refs', undefined, body, {
       'references/guide.md': '# Guide\nBe brief.',
       'references/big.md': 'é'.repeat(40 * 1024),
+      'references/page.html': '<p>viewer</p>',
       'references/unnamed.md': 'not named',
+      'assets/notes.md': '# Template notes',
       'assets/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]),
     });
     const resources = (await indexOne(dir))?.skill?.resources ?? [];
-    expect(resources.map((r) => r.path)).toEqual(['assets/logo.png', 'references/big.md', 'references/guide.md', 'references/unnamed.md']);
-    const byPath = new Map(resources.map((r) => [r.path, r]));
-    expect(byPath.get('references/guide.md')).toEqual({ path: 'references/guide.md', size: 17, text: '# Guide\nBe brief.' });
-    expect(byPath.get('references/unnamed.md')?.text).toBeUndefined();
-    expect(byPath.get('assets/logo.png')?.text).toBeUndefined();
-    const big = byPath.get('references/big.md');
-    expect(big?.truncated).toBe(true);
-    expect(Buffer.byteLength(big?.text ?? '')).toBeLessThanOrEqual(32 * 1024);
-    expect(big?.text?.endsWith('é')).toBe(true);
+    expect(resources.map((r) => r.path)).toEqual(['assets/logo.png', 'assets/notes.md', 'references/big.md', 'references/guide.md', 'references/page.html', 'references/unnamed.md']);
+    const inlined = resources.filter((r) => r.text !== undefined);
+    expect(inlined).toEqual([{ path: 'references/guide.md', size: 17, text: '# Guide\nBe brief.' }]);
   });
 
   it('has a content hash over the whole folder that changes when a script is edited', async () => {

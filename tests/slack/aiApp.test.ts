@@ -92,6 +92,31 @@ describe('Slack as an AI app', () => {
     ]);
   });
 
+  it('agent_view: suggests the same prompts for the DM when the person opens the messages tab, and publishes no Home tab for it', async () => {
+    const views = slack.views.length;
+    const calls = slack.assistantCalls.length;
+    const opened = await bot.sender.event({ type: 'app_home_opened', user: ALICE, channel: DM, tab: 'messages', event_ts: bot.sender.nextTs() });
+    expect(opened.status).toBe(200);
+    const suggested = await slack.waitFor(
+      () => slack.assistantCalls.slice(calls).find((call) => call.method === 'setSuggestedPrompts'),
+      { what: 'suggested prompts for the DM' },
+    );
+    expect(suggested).toMatchObject({ channel: DM, text: 'Try a skill (or just ask):' });
+    expect(suggested.threadTs).toBeUndefined();
+    expect(suggested.prompts).toEqual([
+      { title: `${NOTES_SKILL.id} [commits]`, message: `/skill ${NOTES_SKILL.id}` },
+      { title: REPORT_SKILL.id, message: `/skill ${REPORT_SKILL.id}` },
+    ]);
+    // The person looks at a channel: acknowledged; the DM's prompts stay the DM's, nothing is posted or published.
+    const posted = slack.messages.length;
+    const changed = await bot.sender.event({ type: 'app_context_changed', user: ALICE, channel: DM, context: { entities: [{ type: 'slack#/types/channel_id', value: CHANNEL }] }, event_ts: bot.sender.nextTs() });
+    expect(changed.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(slack.assistantCalls.slice(calls)).toHaveLength(1);
+    expect(slack.messages.length).toBe(posted);
+    expect(slack.views.length).toBe(views);
+  });
+
   it('publishes a Home tab with the skills and the person’s own grants, and a Revoke click removes the grant', async () => {
     const grants = bot.app.grants;
     const aliceChat = `slack:${slack.info.teamId}:${CHANNEL}/1700000000.000100`;

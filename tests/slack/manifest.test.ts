@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SLACK_EVENTS_PATH } from '../../adapters/slack/index.ts';
-import { SLACK_BOT_EVENTS, SLACK_BOT_SCOPES } from '../../adapters/slack/manifestNeeds.ts';
+import { SLACK_BOT_EVENTS, SLACK_BOT_SCOPES, SLACK_LEGACY_EVENTS } from '../../adapters/slack/manifestNeeds.ts';
 
 interface Manifest {
   features: {
     slash_commands: Array<{ command: string; url: string }>;
     app_home: { messages_tab_enabled: boolean; home_tab_enabled: boolean };
-    assistant_view?: { assistant_description: string };
+    agent_view?: { agent_description: string };
+    assistant_view?: unknown;
   };
   oauth_config: { scopes: { bot: string[] } };
   settings: {
@@ -29,9 +30,10 @@ describe('adapters/slack/manifest.yml', () => {
     expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/skill', '/skills']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
-    // app_home_opened publishes a Home tab, and the split view's threads are the assistant's.
+    // app_home_opened publishes a Home tab; the split view is agent_view (Slack refuses assistant_view for new apps).
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
-    expect(manifest.features.assistant_view?.assistant_description).toBeTruthy();
+    expect(manifest.features.agent_view?.agent_description).toBeTruthy();
+    expect(manifest.features.assistant_view).toBeUndefined();
     const urls = [
       manifest.settings.event_subscriptions.request_url,
       manifest.settings.interactivity.request_url,
@@ -45,13 +47,13 @@ describe('adapters/slack/manifest.yml', () => {
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual([...SLACK_BOT_SCOPES].sort());
   });
 
-  it('lists every event the adapter listens to and no other', async () => {
+  it('lists every event the adapter listens to and no other, besides the old assistant_view ones still handled', async () => {
     const sources = await Promise.all(
       ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
     );
     const registered = sources.flatMap((source) => [...source.matchAll(/bolt\.event\('([a-z_]+)'/g)].map((match) => match[1]));
     // A `message` listener stands for the four message.* subscriptions.
     const expanded = registered.flatMap((name) => (name === 'message' ? ['message.channels', 'message.groups', 'message.im', 'message.mpim'] : [name]));
-    expect(expanded.sort()).toEqual([...SLACK_BOT_EVENTS].sort());
+    expect([...new Set(expanded)].sort()).toEqual([...SLACK_BOT_EVENTS, ...SLACK_LEGACY_EVENTS].sort());
   });
 });

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTerminalChat } from '../../adapters/terminal/chat.ts';
 import { lastToolResult, lastUserText, textReply, toolUseReply } from '../fakes/anthropic.ts';
@@ -87,6 +88,26 @@ describe('the interactive terminal chat', () => {
     expect(progress).toBeGreaterThan(before);
     expect(answer).toBeGreaterThan(progress);
     expect(printed).toContain('retrying');
+  });
+
+  it('says when it showed Claude an image, and Claude gets it as an image block', async () => {
+    const chart = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const charts = { name: 'charts', body: 'The house style is in assets/chart.png: look at it before drawing.', files: { 'assets/chart.png': chart } };
+    harness = await startHarness({ skills: [charts] });
+    harness.fake.setBrain((req) => {
+      const result = lastToolResult(req);
+      if (result === undefined) return toolUseReply('load_skill', { skill_id: 'charts' });
+      if (result.content.includes('<skill_context')) return toolUseReply('str_replace_based_edit_tool', { command: 'view', path: '/skills/charts/assets/chart.png' });
+      return textReply(`Seen: ${result.content}`);
+    });
+    const { input, waitFor, done } = openTty(harness, 'tty-image');
+    input.write('draw a chart in our style\n');
+    await waitFor('Seen: /skills/charts/assets/chart.png: PNG image, 64×48 pixels');
+    await waitFor('  … Showed Claude the image /skills/charts/assets/chart.png (64×48)\n');
+    const sent = JSON.stringify(harness.fake.requests.at(-1)?.body?.messages.at(-1));
+    expect(sent).toContain(`"media_type":"image/png","data":"${chart.toString('base64')}"`);
+    input.write('/quit\n');
+    expect(await done).toBe(0);
   });
 
   it('shows every argument with invisible characters named, and prints no raw escape sequence from the model', async () => {

@@ -31,7 +31,7 @@ describe('the workspace as the model and the person see it', () => {
     await harness.say('list it');
     expect(seen[0]).toContain('made');
     expect(seen[1]?.length).toBeLessThan(40_000);
-    expect(seen[1]).toMatch(/… and \d+ more \(view a subfolder, or use bash to search\)$/);
+    expect(seen[1]).toMatch(/… and \d+ more not shown \(the view stops at 500 entries or 20,000 characters\): view a subfolder, or use bash to search$/);
   });
 
   it('F12: names a script makes reach the model and the chat with control and bidi characters spelled out', async () => {

@@ -25,6 +25,15 @@ const contentBlock = z
     };
     if (block.type === 'image') check(imageSource, block.source);
     if (block.type === 'document') check(documentSource, block.source);
+    // A tool result may carry text and images (the API takes no other kind there).
+    if (block.type === 'tool_result' && Array.isArray(block.content)) {
+      for (const [index, part] of (block.content as Array<{ type?: unknown; source?: unknown }>).entries()) {
+        if (part.type === 'image') {
+          const parsed = imageSource.safeParse(part.source);
+          for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ code: 'custom', path: ['content', index, 'source', ...issue.path.map(String)], message: issue.message });
+        } else if (part.type !== 'text') ctx.addIssue({ code: 'custom', path: ['content', index, 'type'], message: `a tool result cannot hold a ${String(part.type)} block` });
+      }
+    }
   });
 
 const textBlock = z.looseObject({

@@ -28,7 +28,8 @@ export interface PostedMessage {
 export interface AssistantCall {
   method: 'setStatus' | 'setTitle' | 'setSuggestedPrompts';
   channel: string;
-  threadTs: string;
+  /** Absent for prompts suggested for an agent_view DM rather than a thread. */
+  threadTs?: string;
   /** setStatus's status, setTitle's title, setSuggestedPrompts' title. */
   text: string;
   prompts?: Array<{ title: string; message: string }>;
@@ -407,13 +408,14 @@ export class FakeWorkspace {
   #assistant(method: string, params: Record<string, unknown>): MethodResult {
     const channel = str(params, 'channel_id');
     const threadTs = str(params, 'thread_ts');
-    if (!channel || !threadTs) return fail('invalid_arguments');
     const name = method.slice('assistant.threads.'.length) as AssistantCall['method'];
+    // Status and title belong to a thread; prompts may be for an agent_view DM itself, without one.
+    if (!channel || (!threadTs && name !== 'setSuggestedPrompts')) return fail('invalid_arguments');
     const text = String(params[name === 'setStatus' ? 'status' : 'title'] ?? '');
     let prompts: unknown = params.prompts;
     if (typeof prompts === 'string') prompts = JSON.parse(prompts) as unknown;
     if (name === 'setSuggestedPrompts' && (!Array.isArray(prompts) || prompts.length === 0 || prompts.length > 4)) return fail('invalid_arguments');
-    this.assistantCalls.push({ method: name, channel, threadTs, text, at: Date.now(), ...(Array.isArray(prompts) ? { prompts: prompts as AssistantCall['prompts'] } : {}) });
+    this.assistantCalls.push({ method: name, channel, ...(threadTs ? { threadTs } : {}), text, at: Date.now(), ...(Array.isArray(prompts) ? { prompts: prompts as AssistantCall['prompts'] } : {}) });
     return { ok: true };
   }
 
