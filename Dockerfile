@@ -58,7 +58,7 @@ RUN apt-get update \
       libreoffice-calc libreoffice-impress libreoffice-writer fonts-dejavu-core \
       poppler-utils pandoc qpdf \
       python3-openpyxl python3-docx python3-pil python3-lxml python3-defusedxml python3-numpy python3-pandas \
-      python3-reportlab python3-imageio \
+      python3-reportlab python3-imageio python3-requests \
  && pip3 install --no-cache-dir --break-system-packages 'pypdf>=5' 'imageio>=2.28' pdf2image \
  && npm install -g pptxgenjs docx \
  && rm -rf /var/lib/apt/lists/* /root/.npm /root/.cache

@@ -1,7 +1,8 @@
 // Overhead of the sandboxed run (bwrap with its sized tmpfs mounts and read-only root, prlimit, the wrapper that
 // reports full mounts, a private copy of the skill) over a bare spawn of the same tiny script, of the unsandboxed
 // guarded run (SCRIPT_SANDBOX=off) for comparison, and of a networked sandboxed run (the egress proxy and the
-// bridge inside, which starts the bot's node) reported beside them.
+// bridge inside, which starts the bot's node) reported beside them; then credentials (execCredentials.ts): a
+// networked run with them beside one without, and an HTTPS request terminated by the proxy beside a plain tunnel.
 // Run: npm run bench:exec   (node --import tsx bench/exec.ts [runs])
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createExecutor } from '../src/exec/executor.ts';
 import { describeBoundsMode } from '../src/exec/runCgroup.ts';
+import { credentialFigures } from './execCredentials.ts';
 import { silentLogger } from '../src/ops/log.ts';
 
 const runs = Number(process.argv[2] ?? 200);
@@ -111,6 +113,7 @@ try {
   console.log(`  cgroup per run adds             p50 ${(guarded.p50 - rlimits.p50).toFixed(2).padStart(7)} ms`);
   console.log(`  networked overhead             p50 ${(networked.p50 - bare.p50).toFixed(2).padStart(7)} ms   p99 ${(networked.p99 - bare.p99).toFixed(2).padStart(7)} ms`);
   console.log(`  target: at most 15 ms sandboxed overhead at p50 -> ${overhead <= 15 ? 'met' : 'NOT met'}`);
+  for (const line of await credentialFigures(root, skillDir, timeInterleaved)) console.log(line);
 } finally {
   await rm(root, { recursive: true, force: true });
 }

@@ -24,8 +24,10 @@ import {
   declineOpenApprovals,
   type Grants,
   isPendingApproval,
+  keyFolder,
   loadStateKey,
 } from './approvals/index.ts';
+import { loadEgressCa } from './exec/egressCa.ts';
 import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
 import { logDecision } from './ops/decisionLog.ts';
 import type { Logger } from './ops/log.ts';
@@ -192,7 +194,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   // One retry policy, in src/agent/modelCall.ts: the client's own is off.
   const client = await createModelClient(config.anthropic, { maxRetries: 0, vertexAuthClient: options.vertexAuthClient });
   logger.info({ provider: config.anthropic.provider, model: config.model }, `model through ${describeProvider(config.anthropic)}`);
-  const executor = executorFromConfig(config, logger, { hashFolder });
+  // The egress CA beside the state key (in memory with a memory:// store), made on the first run with credentials.
+  const executor = executorFromConfig(config, logger, { hashFolder, egressCa: () => loadEgressCa(config.storeUrl === 'memory://' ? undefined : keyFolder(config.storeUrl, process.cwd())) });
   reportSandbox(await executor.sandbox(), logger);
   // The executor runs a copy of the skill only when it hashes to the approved content (hashFolder); the
   // wrapper checks the folder before that too and names a change plainly for the model and the person.

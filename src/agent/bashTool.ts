@@ -66,6 +66,7 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
     signal: turn.signal,
     network: worldAllowsNetwork(turn.settings, SHELL_ID),
     egressAllow: turn.settings.egressAllow,
+    credentials: turn.settings.credentials,
     chatId: turn.chatId,
   });
   if (result.networkNotice !== undefined) turn.notice(`A shell command: ${result.networkNotice}`);

@@ -88,6 +88,7 @@ export async function activateSkill(deps: ToolDeps, turn: TurnContext, request: 
     env: scope.env,
     network: scope.network ?? false,
     egressAllow: scope.egressAllow ?? [],
+    credentials: scope.credentials ?? [],
     chatId: turn.chatId,
     tools: {
       worldId: turn.worldId,

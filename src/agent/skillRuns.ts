@@ -100,6 +100,7 @@ export function hookScope(turn: TurnContext, skill: Skill, decision: AuthorizeRe
     env: turn.settings.env[skill.id] ?? {},
     network: worldAllowsNetwork(turn.settings, skill.id),
     egressAllow: turn.settings.egressAllow,
+    credentials: turn.settings.credentials,
     allowed: decision.allowed,
     ...(decision.allowed ? { approvedHash: decision.skillHash } : {}),
     signal: turn.signal,
@@ -207,6 +208,7 @@ export async function runApprovedScripts(
       signal: turn.signal,
       network: scope.network ?? false,
       egressAllow: turn.settings.egressAllow,
+      credentials: turn.settings.credentials,
       chatId: turn.chatId,
       expectedHash: decision.skillHash,
     });

@@ -19,8 +19,8 @@ export interface StateKey {
   warning?: string;
 }
 
-/** The folder of the key file: the SQLite store's, else ./data. */
-function keyFolder(storeUrl: string, cwd: string): string {
+/** The folder of the key file: the SQLite store's, else ./data (the egress CA lives there too: egressCa.ts). */
+export function keyFolder(storeUrl: string, cwd: string): string {
   if (storeUrl.startsWith('sqlite://')) return dirname(resolve(cwd, storeUrl.slice('sqlite://'.length)));
   return resolve(cwd, 'data');
 }

@@ -7,6 +7,7 @@ import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { egressAllowSchema } from './egressAllowSchema.ts';
+import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
@@ -50,6 +51,8 @@ export interface WorldSettings {
   installPolicy: 'warn' | 'block';
   /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
   notHere?: readonly string[];
+  /** Secrets the egress proxy puts on requests to their hosts; the sandbox holds placeholders (credentialsSchema.ts). */
+  credentials: Credential[];
 }
 
 export interface AgentSettings {
@@ -134,6 +137,7 @@ const worldSchema = z
     mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
     installers: z.array(z.string().min(1)).optional(),
     installPolicy: z.enum(['warn', 'block']).optional(),
+    credentials: credentialsSchema.optional(),
   })
   .strict();
 
@@ -282,8 +286,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
       installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
       installPolicy: file.defaults?.installPolicy ?? 'warn',
+      credentials: expandCredentials(file.defaults?.credentials, env, 'defaults') ?? [],
     },
-    worlds: file.worlds ?? {},
+    worlds: worldsWithCredentials(file.worlds, env),
     install: installSettings(file.install, env),
     admins: file.admins ?? [],
     logLevel: choiceVar(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -314,6 +319,7 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
     installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
     installPolicy: own.installPolicy ?? config.defaults.installPolicy,
+    credentials: own.credentials ?? config.defaults.credentials,
   };
 }
 

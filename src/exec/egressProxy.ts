@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Socket } from 'node:net';
 import type { Logger } from '../ops/log.ts';
+import type { Credential } from '../config/credentialsSchema.ts';
 import { parseEgressAllow } from './addressPolicy.mjs';
+import type { CaPems } from './egressCa.ts';
 
 /** Bounds of one run's proxy (docs/security.md, "Bounds"). */
 export interface EgressBounds {
@@ -37,6 +39,8 @@ export interface EgressPolicy {
   name: string;
   /** The world's `egressAllow`: ranges and host names reachable although not public (never loopback or the host). */
   allow: readonly string[];
+  /** The world's credentials: their hosts' CONNECTs are terminated and their headers set (egressCredentials.mjs). */
+  credentials?: readonly Credential[];
 }
 
 export interface EgressRunProxy {
@@ -58,10 +62,16 @@ export interface EgressProxiesOptions {
   bounds?: Partial<EgressBounds>;
   /** DNS servers the proxy asks (default: the host's /etc/resolv.conf); tests name a server of their own. */
   dnsServers?: string[];
+  /** The installation CA and the upstream trust, loaded when a proxy first has credentials (egressCa.ts). */
+  ca?: () => Promise<CaPems & { upstreamCa: string }>;
   logger?: Logger;
 }
 
-type Reply = { kind: 'opened'; id: string } | { kind: 'failed'; id: string; error: string } | { kind: 'refused'; id: string; line: string };
+type Reply =
+  | { kind: 'opened'; id: string }
+  | { kind: 'failed'; id: string; error: string }
+  | { kind: 'refused'; id: string; line: string }
+  | { kind: 'leak'; id: string; env: string; where: string };
 
 const OPEN_TIMEOUT_MS = 10_000;
 
@@ -70,7 +80,11 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
   const pending = new Map<string, (reply: Reply) => void>();
   /** What each open proxy refused so far, pushed by the egress process as it happens. */
   const refusals = new Map<string, string[]>();
+  /** Which proxy is for what, for the log line of a refused placeholder. */
+  const names = new Map<string, string>();
   let child: ChildProcess | undefined;
+  /** Whether the running egress process has been given the CA. */
+  let caSent = false;
   let closed = false;
 
   const start = (): ChildProcess => {
@@ -88,11 +102,17 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
     started.stderr?.on('data', (chunk: Buffer) => options.logger?.warn({ output: chunk.toString().slice(0, 2000) }, 'the egress proxy process reported a fault'));
     started.on('message', (reply: Reply) => {
       if (reply.kind === 'refused') refusals.get(reply.id)?.push(reply.line);
-      else pending.get(reply.id)?.(reply);
+      else if (reply.kind === 'leak') {
+        options.logger?.warn({ decision: 'credential_leak_refused', skill: names.get(reply.id), credential: reply.env, destination: reply.where }, 'the egress proxy refused a credential placeholder sent to a host it is not for');
+      } else pending.get(reply.id)?.(reply);
     });
     started.on('error', (error) => options.logger?.warn({ err: error }, 'the egress proxy process failed'));
+    caSent = false;
     started.once('exit', (code, signal) => {
-      if (child === started) child = undefined;
+      if (child === started) {
+        child = undefined;
+        caSent = false;
+      }
       if (!closed) options.logger?.warn({ code, signal }, 'the egress proxy process ended; the next networked run starts another');
       // Whatever it held is gone: its runs' proxies answer nothing more, and their waits end now.
       for (const [id, settle] of pending) settle({ kind: 'failed', id, error: 'the egress proxy process ended' });
@@ -100,7 +120,7 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
     return started;
   };
 
-  const ask = (message: Record<string, unknown> & { id: string }): Promise<Reply> =>
+  const ask = (message: Record<string, unknown> & { id: string }, ca?: CaPems & { upstreamCa: string }): Promise<Reply> =>
     new Promise((resolve) => {
       const timer = setTimeout(() => settle({ kind: 'failed', id: message.id, error: 'the egress proxy process did not answer' }), OPEN_TIMEOUT_MS);
       const settle = (reply: Reply): void => {
@@ -111,6 +131,11 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
       pending.set(message.id, settle);
       try {
         child ??= start();
+        if (ca !== undefined && !caSent) {
+          // Before the open on the same channel, so the process has it by the time it reads the open.
+          child.send({ kind: 'ca', ...ca });
+          caSent = true;
+        }
         child.send(message, (error) => {
           if (error !== null) settle({ kind: 'failed', id: message.id, error: error.message });
         });
@@ -124,12 +149,24 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
       if (closed) throw new Error('the egress proxy is closed');
       const allow = parseEgressAllow(policy.allow);
       if ('error' in allow) throw new Error(`egressAllow: ${allow.error}`);
+      const credentials = policy.credentials ?? [];
+      if (credentials.length > 0 && options.ca === undefined) throw new Error('this world has credentials, but the bot has no installation CA to terminate their TLS with');
+      const ca = credentials.length > 0 ? await options.ca?.() : undefined;
       const id = randomUUID();
-      const settings = { ...bounds, skill: policy.name, allow: [...policy.allow], ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }), ...(owner === undefined ? {} : { owner }) };
+      const settings = {
+        ...bounds,
+        skill: policy.name,
+        allow: [...policy.allow],
+        ...(credentials.length === 0 ? {} : { credentials: credentials.map((credential) => ({ ...credential })) }),
+        ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }),
+        ...(owner === undefined ? {} : { owner }),
+      };
       refusals.set(id, []);
-      const opened = await ask({ kind: 'open', id, socketPath, settings });
+      names.set(id, policy.name);
+      const opened = await ask({ kind: 'open', id, socketPath, settings }, ca);
       if (opened.kind === 'failed') {
         refusals.delete(id);
+        names.delete(id);
         throw new Error(`the egress proxy could not listen: ${opened.error}`);
       }
       return {
@@ -140,6 +177,7 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
           await new Promise((resolve) => setImmediate(resolve));
           const refused = refusals.get(id) ?? [];
           refusals.delete(id);
+          names.delete(id);
           return refused;
         },
       };

@@ -9,6 +9,7 @@ import { chmodSync, chownSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { addressPolicy } from './addressPolicy.mjs';
+import { answerer, credentialsFor, leakIn, pipeGuarded, requestHead, terminate, terminatedServer } from './egressCredentials.mjs';
 
 /**
  * @typedef {object} RunSettings
@@ -21,6 +22,7 @@ import { addressPolicy } from './addressPolicy.mjs';
  * @property {number} lookupTimeoutMs
  * @property {string[]} [dnsServers] the resolver's servers (default: the host's resolv.conf)
  * @property {{ uid: number; gid: number }} [owner] who may connect to the socket (the run's user)
+ * @property {import('./egressCredentials.mjs').Credential[]} [credentials] the world's credentials (egressCredentials.mjs)
  */
 
 /** @typedef {{ ok: true; address: string } | { ok: false; why: string }} Target */
@@ -51,12 +53,18 @@ function rawAnswer(status, reason, text) {
 
 /**
  * Starts listening on `socketPath`; resolves once it does. `onRefused` hears each refusal (`host:port: why`, each
- * once, at most 20) before the client gets its answer, so whoever waits for the client's end has heard it.
+ * once, at most 20) before the client gets its answer, so whoever waits for the client's end has heard it;
+ * `onLeak` hears each credential placeholder refused on its way to another host. With credentials, `termination`
+ * (the CA's leaves, the upstream trust) must be given.
  * @param {string} socketPath
  * @param {RunSettings} settings
  * @param {(line: string) => void} onRefused
+ * @param {{ termination?: import('./egressCredentials.mjs').Termination; onLeak?: (env: string, where: string) => void }} [secrets]
  */
-export async function startRunProxy(socketPath, settings, onRefused) {
+export async function startRunProxy(socketPath, settings, onRefused, secrets = {}) {
+  const credentials = settings.credentials ?? [];
+  const { termination } = secrets;
+  if (credentials.length > 0 && termination === undefined) throw new Error('credentials need the installation CA, which the egress process was not given');
   const policy = addressPolicy(settings.allow);
   const resolver = new Resolver({ timeout: settings.lookupTimeoutMs, tries: 2 });
   if (settings.dnsServers !== undefined && settings.dnsServers.length > 0) resolver.setServers(settings.dnsServers);
@@ -82,6 +90,11 @@ export async function startRunProxy(socketPath, settings, onRefused) {
       onRefused(`${where}: ${why}`);
     }
     return `skillbot egress proxy refused ${where} for ${settings.skill}: ${why}\n`;
+  };
+  /** A placeholder on its way to a host it is not for: refused, and told to the bot. @param {string} where @param {string} env */
+  const leak = (where, env) => {
+    secrets.onLeak?.(env, where);
+    return refuse(where, `the request carries the placeholder of credential ${env}, which is for another host`);
   };
 
   /**
@@ -154,6 +167,11 @@ export async function startRunProxy(socketPath, settings, onRefused) {
         return;
       }
       if (client.destroyed || closed) return;
+      const bare = authority.host.replace(/^\[(.*)\]$/, '$1');
+      if (termination !== undefined && credentialsFor(credentials, bare).length > 0) {
+        await terminate(client, head, bare, termination, terminated, targets, { host: bare, port: authority.port, address: target.address });
+        return;
+      }
       const upstream = net.connect({ host: target.address, port: authority.port });
       track(upstream);
       upstream.setTimeout(settings.connectTimeoutMs, () => upstream.destroy(new Error('connect timeout')));
@@ -178,11 +196,7 @@ export async function startRunProxy(socketPath, settings, onRefused) {
 
   server.on('request', (request, response) => {
     void guarded(response.socket, async () => {
-      /** @param {number} status @param {string} text */
-      const answer = (status, text) => {
-        if (response.headersSent) response.destroy();
-        else response.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) }).end(text);
-      };
+      const answer = answerer(response);
       /** @type {URL} */
       let url;
       try {
@@ -200,6 +214,11 @@ export async function startRunProxy(socketPath, settings, onRefused) {
       const target = await resolveTarget(url.hostname);
       if (!target.ok) {
         answer(403, refuse(where, target.why));
+        return;
+      }
+      const leaked = leakIn(credentials, url.hostname, requestHead(request));
+      if (leaked !== undefined) {
+        answer(403, leak(where, leaked.env));
         return;
       }
       const headers = { ...request.headers };
@@ -237,9 +256,12 @@ export async function startRunProxy(socketPath, settings, onRefused) {
       upstream.once('error', (/** @type {NodeJS.ErrnoException} */ error) => answer(502, `${where}: ${error.code ?? error.message}\n`));
       request.on('error', () => upstream.destroy());
       response.once('close', () => upstream.destroy());
-      request.pipe(upstream);
+      pipeGuarded(request, upstream, credentials, url.hostname, (env) => answer(403, leak(where, env)));
     });
   });
+
+  // Requests of the CONNECTs terminated for a credential host: the credential's header set, sent on over TLS.
+  const { server: terminated, targets, agent } = terminatedServer(settings, credentials, termination, { track, leak, hopByHop: HOP_BY_HOP });
 
   await new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -257,6 +279,7 @@ export async function startRunProxy(socketPath, settings, onRefused) {
     close() {
       closed = true;
       resolver.cancel();
+      agent.destroy();
       for (const socket of open) socket.destroy();
       server.close();
     },

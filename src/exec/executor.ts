@@ -15,6 +15,8 @@ import { spawnPrepared } from './spawnRun.ts';
 import { DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
 import path from 'node:path';
 import { createEgressProxies, type EgressBounds, type EgressProxies, type EgressRunProxy } from './egressProxy.ts';
+import { type CaPems, caOnce, type Trust, trustFor } from './egressCa.ts';
+import { placeholderOf } from './egressCredentials.mjs';
 import { type BoundsMode, createRunCgroup, detectBoundsMode, type RunCgroup } from './runCgroup.ts';
 import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
@@ -72,6 +74,11 @@ export interface ExecutorOptions {
   cgroups?: 'auto' | 'off' | BoundsMode;
   /** DNS servers the egress proxy asks (default: the host's resolv.conf); tests name a server of their own. */
   egressDnsServers?: string[];
+  /**
+   * The installation's egress CA (egressCa.ts loadEgressCa), asked for on the first run with credentials; without
+   * it a networked run with credentials is refused.
+   */
+  egressCa?: () => Promise<CaPems>;
   logger?: Logger;
 }
 
@@ -115,7 +122,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ? undefined
       : new VerifiedCopies(options.hashFolder, { ...DEFAULT_SKILL_COPY_BOUNDS, ...(options.maxSkillBytes === undefined ? {} : { maxBytes: options.maxSkillBytes }) });
   const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const trust = options.egressCa === undefined ? undefined : caOnce(options.egressCa);
   const egress = createEgressProxies({
+    ...(trust === undefined ? {} : { ca: async () => (await trust()).proxy }),
     ...(options.egressBounds === undefined ? {} : { bounds: options.egressBounds }),
     ...(options.egressDnsServers === undefined ? {} : { dnsServers: options.egressDnsServers }),
     ...(logger === undefined ? {} : { logger }),
@@ -156,6 +165,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       egress.close();
     },
     egress: (socketPath, policy, owner) => egress.open(socketPath, { ...policy, allow: [...(options.egressAllow ?? []), ...policy.allow] }, owner),
+    egressTrust: (dir) => trustFor(trust, dir),
     async run(request: ExecRequest): Promise<ExecResult> {
       const queuedAt = performance.now();
       const held: Slot[] = [];
@@ -171,7 +181,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         } else {
           held.push(slot);
           try {
-            result = await runGuarded(request, options, plan(ownerOf(slot.index, request.workspace === undefined ? undefined : request.chatId)), await status, startedAt, egress);
+            result = await runGuarded(request, options, plan(ownerOf(slot.index, request.workspace === undefined ? undefined : request.chatId)), await status, startedAt, { proxies: egress, trust });
           } catch (error) {
             // Our own fault (e.g. the temp folder could not be made): still a result, never a throw.
             result = refusal(startedAt, `could not run the script: ${(error as Error).message}`, 'failed');
@@ -194,12 +204,14 @@ async function runGuarded(
   plan: RunPlan,
   status: SandboxStatus,
   startedAt: number,
-  egress: EgressProxies,
+  { proxies: egress, trust }: { proxies: EgressProxies; trust: Trust | undefined },
 ): Promise<ExecResult> {
   if (raw.signal?.aborted === true) return refusal(startedAt, 'the run was stopped before it started', 'stopped');
   const checked = checkRequest(raw);
   if (!checked.ok) return refusal(startedAt, checked.reason);
-  const request = checked.request;
+  // The run holds each credential's placeholder, never its value (which only the egress proxy has).
+  const credentials = checked.request.credentials;
+  const request = credentials.length === 0 ? checked.request : { ...checked.request, env: { ...checked.request.env, ...Object.fromEntries(credentials.map((credential) => [credential.env, placeholderOf(credential.env)])) } };
   if (!status.usable) {
     return refusal(startedAt, `skill code is not run because the sandbox is unusable: ${status.problem}. To fix: ${status.fix}.`);
   }
@@ -225,10 +237,14 @@ async function runGuarded(
     // (cgroup mode), the gate waits for it; elsewhere the spawn does.
     const network = request.network === true && plan.mode === 'bwrap';
     const socket = network ? egressSocketIn(dirs.root, plan.owner) : '';
+    const runTrust = network && credentials.length > 0 ? await trustFor(trust, path.join(dirs.root, 'ca')) : undefined;
+    if (typeof runTrust === 'string') return refusal(startedAt, runTrust, 'failed');
     const opening = network
-      ? egress.open(socket, { name: request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir))), allow: [...(options.egressAllow ?? []), ...request.egressAllow] }, plan.owner).catch((error: unknown) => error as Error)
+      ? egress
+          .open(socket, { name: request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir))), allow: [...(options.egressAllow ?? []), ...request.egressAllow], credentials }, plan.owner)
+          .catch((error: unknown) => error as Error)
       : undefined;
-    const prepared = await prepareRun(request, dirs, plan, room, releases, network ? { socket } : undefined).catch(async (error: unknown) => {
+    const prepared = await prepareRun(request, dirs, plan, room, releases, network ? { socket, ...(runTrust === undefined ? {} : { trust: runTrust }) } : undefined).catch(async (error: unknown) => {
       await closeOpening(opening);
       throw error;
     });

@@ -7,7 +7,7 @@ import type { Executor, SandboxStatus } from './types.ts';
 export function executorFromConfig(
   config: Config,
   logger: Logger,
-  extra: Pick<ExecutorOptions, 'hashFolder'> = {},
+  extra: Pick<ExecutorOptions, 'hashFolder' | 'egressCa'> = {},
 ): Executor {
   return createExecutor({
     timeoutMs: config.scriptTimeoutMs,

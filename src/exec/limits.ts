@@ -7,7 +7,8 @@ export interface SandboxLimits {
   maxProcesses: number;
   /**
    * Memory of each process, in bytes: its data (heap and private mappings, RLIMIT_DATA), and its address space at
-   * this plus ADDRESS_SPACE_HEADROOM (RLIMIT_AS), since node reserves about 0.7 GiB of address space it never uses.
+   * this plus ADDRESS_SPACE_HEADROOM (RLIMIT_AS), since node reserves address space it never uses (0.7 GiB, and
+   * about 10 GiB for each WebAssembly memory).
    */
   memoryBytes: number;
   /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
@@ -24,8 +25,13 @@ export interface SandboxLimits {
   shmBytes: number;
 }
 
-/** Address space allowed beyond memoryBytes (bounds shared mappings too, which RLIMIT_DATA does not count). */
-export const ADDRESS_SPACE_HEADROOM = 2 * 1024 * 1024 * 1024;
+/**
+ * Address space allowed beyond memoryBytes (bounds shared mappings too, which RLIMIT_DATA does not count). 16 GiB:
+ * V8 reserves about 10 GiB of inaccessible address space (guard regions) for each WebAssembly memory, and Node's
+ * fetch parses HTTP with WebAssembly, so with less every `fetch` in a skill died "Cannot allocate Wasm memory".
+ * Reserved, never-writable space costs no memory; RLIMIT_DATA (and the run's cgroup) still bound what is used.
+ */
+export const ADDRESS_SPACE_HEADROOM = 16 * 1024 * 1024 * 1024;
 
 export const DEFAULT_LIMITS: SandboxLimits = {
   maxProcesses: 256,

@@ -7,6 +7,9 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../ops/log.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import type { Credential } from '../config/credentialsSchema.ts';
+import { type RunTrust, trustEnv } from './egressCa.ts';
+import { placeholderOf } from './egressCredentials.mjs';
 import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
 import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { createRunDirs, removeRunDirs, type RunDirs, type RunOwner } from './runDirs.ts';
@@ -30,6 +33,8 @@ export interface ServiceSpec {
   network: boolean;
   /** Private ranges or host names the proxy lets it reach too (the world's `egressAllow`). */
   egressAllow?: string[];
+  /** The world's `credentials`: placeholders in `env`; a networked service's proxy sets their values. */
+  credentials?: Credential[];
   /** Stable key for the sandbox uid (as root): one uid per service. */
   owner: string;
   /** Memory for the whole service (its cgroup, where the host gives one) and each of its processes; default the runs'. */
@@ -59,6 +64,8 @@ export interface ServiceLauncherOptions {
    * skill runs', with the world's `egressAllow`.
    */
   egress?: (socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }) => Promise<EgressRunProxy>;
+  /** The executor's trust files (Executor.egressTrust), for a networked service with credentials. */
+  egressTrust?: (dir: string) => Promise<RunTrust | string>;
   logger: Logger;
 }
 
@@ -127,8 +134,19 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
         // service's user) and serves it, out of the bot's process.
         const egressSocket = spec.network ? egressSocketIn(dirs.root, owner) : undefined;
         if (egressSocket !== undefined) {
-          if (options.egress === undefined) return { refused: 'it may use the network, but no egress proxy is available here' };
-          proxy = await options.egress(egressSocket, { name: spec.name, allow: spec.egressAllow ?? [] }, owner);
+          if (options.egress === undefined) {
+            await group?.remove();
+            return { refused: 'it may use the network, but no egress proxy is available here' };
+          }
+          proxy = await options.egress(egressSocket, { name: spec.name, allow: spec.egressAllow ?? [], credentials: spec.credentials ?? [] }, owner);
+        }
+        const credentials = spec.credentials ?? [];
+        const trust = egressSocket !== undefined && credentials.length > 0 ? await (options.egressTrust?.(path.join(dirs.root, 'ca')) ?? 'no installation CA is available here') : undefined;
+        if (typeof trust === 'string') {
+          await group?.remove();
+          await proxy?.close();
+          void removeRunDirs(dirs);
+          return { refused: `its world gives it credentials, but ${trust}` };
         }
         const layout = {
           skills: [],
@@ -138,12 +156,14 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
           group: dirs.group,
           egressSocket,
           networked: spec.network,
+          ...(trust === undefined ? {} : { trust }),
           infoFd: INFO_FD,
         };
         const seen = spec.readOnly.flatMap((dir) => ['--ro-bind', dir, dir]);
         const inner = innerCommand([spec.command, ...spec.args], spec.network ? { nodePath } : undefined, group !== undefined);
         const args = [...prlimitArgs(bounded), '--', options.bwrapPath ?? 'bwrap', ...bwrapArgs(layout, [...system, ...seen]), '--', ...inner];
-        const env = { ...sandboxEnv(process.env, spec.env, false), ...(spec.network ? proxyEnv() : {}) };
+        const placeholders = Object.fromEntries(credentials.map((credential) => [credential.env, placeholderOf(credential.env)]));
+        const env = { ...sandboxEnv(process.env, { ...spec.env, ...placeholders }, false), ...(spec.network ? proxyEnv() : {}), ...(trust === undefined ? {} : trustEnv()) };
         return launch(options.prlimitPath ?? 'prlimit', args, env, { dirs, owner, proxy, group, limits: bounded }, spec, options.logger);
       } catch (error) {
         await group?.remove();

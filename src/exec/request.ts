@@ -28,6 +28,7 @@ const requestSchema = z
         const parsed = parseEgressAllow(entries);
         if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
       }),
+    credentials: z.array(z.object({ host: text.min(1), header: text.min(1), value: text.min(1), env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/) })).default([]),
     chatId: text.optional(),
     expectedHash: text.min(1).optional(),
     // `signal` is not parsed (the object schema drops it): the executor uses the caller's own AbortSignal.

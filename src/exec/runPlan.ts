@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { childEnv } from './childEnv.ts';
+import { type RunTrust, trustEnv } from './egressCa.ts';
 import { containScript } from './containment.ts';
 import { copyFolder, DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
 import { interpreterFor, readFirstLine } from './interpreter.ts';
@@ -51,6 +52,8 @@ export interface PreparedRun {
 /** A networked sandboxed run's egress proxy: its socket (host path, alone in a folder of its own). */
 export interface RunEgress {
   socket: string;
+  /** A run with credentials: its trust files (the CA's certificate, the bundle with it). */
+  trust?: RunTrust;
 }
 
 /** Skill folders held for a run; released (shared copies become evictable) when it ends. */
@@ -151,6 +154,7 @@ export async function prepareRun(
     group: dirs.group,
     hosts: dirs.hosts,
     ...(egress === undefined ? {} : { egressSocket: egress.socket, networked: true }),
+    ...(egress?.trust === undefined ? {} : { trust: egress.trust }),
     infoFd: INFO_FD,
   };
   const limits = { ...plan.limits, maxFileBytes: Math.max(1, Math.min(plan.limits.maxFileBytes, fileBytes)) };
@@ -161,7 +165,7 @@ export async function prepareRun(
     command: plan.prlimitPath,
     args: [...prlimitArgs(limits, { perUid: plan.cgroups === undefined }), '--', plan.bwrapPath, ...bwrapArgs(layout, plan.system), '--', ...inner],
     cwd: dirs.root,
-    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined, plan.nodePath), ...proxyEnv() },
+    env: { ...sandboxEnv(process.env, request.env, request.workspace !== undefined, plan.nodePath), ...proxyEnv(), ...(egress?.trust === undefined ? {} : trustEnv()) },
     owner: plan.owner,
     interpreter: interpreter.command,
     sandboxed: true,

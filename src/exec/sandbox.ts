@@ -1,6 +1,7 @@
 // How a skill process is started inside bubblewrap: the mounts it sees, its namespaces, its environment.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { type RunTrust, TRUST_INSIDE } from './egressCa.ts';
 import { ALIAS_DIR, PROGRAM_ALIASES, SANDBOX_PATH, SANDBOX_PATHS, skillPathInside } from '../config/sandboxPaths.ts';
 
 /** A networked run's only way out, inside: the egress proxy's unix socket (see egressProxy.ts). */
@@ -36,6 +37,8 @@ export interface SandboxLayout {
   egressSocket?: string;
   /** The run may reach the network (through the egress socket): name resolution and TLS trust are mounted. */
   networked?: boolean;
+  /** A run with credentials: the installation CA's certificate and the bundle with it, trusted inside (egressCa.ts). */
+  trust?: RunTrust;
   /** The fd on which bwrap reports the host pid of the sandbox's init (so a timeout can kill it, see supervise.ts). */
   infoFd?: number;
 }
@@ -122,6 +125,9 @@ export function bwrapArgs(layout: SandboxLayout, system: string[]): string[] {
     ...sized(layout.sizes.tmp, SANDBOX_PATHS.tmp),
     // The socket's folder, not the socket: the egress process may make the socket while bwrap sets the sandbox up.
     ...(layout.egressSocket === undefined ? [] : ['--ro-bind', path.dirname(layout.egressSocket), path.posix.dirname(EGRESS_SOCKET_INSIDE)]),
+    // The CA's certificate (never its key), and the system bundle with it appended over the system's own.
+    ...(layout.trust === undefined ? [] : ['--ro-bind', layout.trust.dir, TRUST_INSIDE.dir]),
+    ...(layout.trust?.systemFile === undefined || !network ? [] : ['--ro-bind', layout.trust.bundle, layout.trust.systemFile]),
     // The chat's workspace and the skills: separate mounts, so the read-only root below leaves them as they are.
     ...(layout.workspace === undefined ? [] : ['--bind', layout.workspace, SANDBOX_PATHS.workspace]),
     ...layout.skills.flatMap((skill) => ['--ro-bind', skill.dir, skillPathInside(skill.id)]),

@@ -2,6 +2,7 @@
 // which of the run's sized filesystems is full (the host cannot look once the sandbox is gone); and, for a
 // networked run, a small node bridge in front that gives the script an HTTP proxy on its own loopback.
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import { NODE_CA_DEFERRED } from './egressCa.ts';
 import { EGRESS_SOCKET_INSIDE } from './sandbox.ts';
 
 /** The fd (inherited through bwrap) on which the sh wrapper reports the filesystems; the script never has it. */
@@ -41,7 +42,9 @@ const SHELL_GATE = `read -r _ <&${GATE_FD} || exit 1; exec ${GATE_FD}<&-\n`;
 const NODE_GATE = `try { if (require('node:fs').readSync(${GATE_FD}, Buffer.alloc(1)) !== 1) process.exit(1); require('node:fs').closeSync(${GATE_FD}); } catch { process.exit(1); }\n`;
 
 // Runs with the bot's node inside the sandbox: listens on 127.0.0.1:PORT and pipes every connection to the egress
-// proxy's unix socket, then runs the rest of its argv and exits as it does.
+// proxy's unix socket, then runs the rest of its argv and exits as it does. It gets the CA for Node under
+// NODE_CA_DEFERRED and hands it on as NODE_EXTRA_CA_CERTS: Node 20 loads its whole root store at start when that
+// variable is set, which the bridge (no TLS of its own) would pay on every run with credentials.
 const BRIDGE = `const net = require('node:net');
 const { spawn } = require('node:child_process');
 const server = net.createServer((client) => {
@@ -52,7 +55,10 @@ const server = net.createServer((client) => {
 });
 server.listen(${PROXY_PORT}, '127.0.0.1', () => {
   const [command, ...args] = process.argv.slice(1);
-  const child = spawn(command, args, { stdio: [0, 1, 2, ${REPORT_FD}] });
+  const env = { ...process.env };
+  if (env.${NODE_CA_DEFERRED} !== undefined) env.NODE_EXTRA_CA_CERTS = env.${NODE_CA_DEFERRED};
+  delete env.${NODE_CA_DEFERRED};
+  const child = spawn(command, args, { stdio: [0, 1, 2, ${REPORT_FD}], env });
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (require('node:os').constants.signals[signal] ?? 1)));
 });`;
 

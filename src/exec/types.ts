@@ -1,4 +1,6 @@
+import type { Credential } from '../config/credentialsSchema.ts';
 import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
+import type { RunTrust } from './egressCa.ts';
 import type { BoundsMode } from './runCgroup.ts';
 import type { WorkspaceChange } from './workspaceTree.ts';
 
@@ -50,6 +52,11 @@ export interface ExecRequest {
    * proxy although they are not public. Loopback and the host's own addresses stay refused whatever it says.
    */
   egressAllow?: string[];
+  /**
+   * The world's `credentials`: the run's `env` names hold the placeholders `skillbot-credential-<env>`; a networked
+   * run's proxy sets each one's header on requests to its host (HTTPS through the installation CA, which the run trusts).
+   */
+  credentials?: Credential[];
   /** The chat the run is for: one chat holds at most `maxConcurrentPerChat` exec slots at once. */
   chatId?: string;
   /**
@@ -126,6 +133,11 @@ export interface Executor {
    * `egressAllow` (the executor's own list is added).
    */
   egress(socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }): Promise<EgressRunProxy>;
+  /**
+   * For such a process with credentials: writes the installation CA's trust files into `dir` (to bind as
+   * SandboxLayout.trust), or says why there are none (the process must then not start).
+   */
+  egressTrust(dir: string): Promise<RunTrust | string>;
   /** Removes the verified skill copies it keeps and ends the egress proxy process. */
   close(): void;
 }

@@ -3,6 +3,7 @@
 // through the guarded executor in its own process, in its own skill's folder with that skill's environment,
 // and reads a JSON description of the event on stdin. Hooks observe: a failing hook is logged, audited and
 // reported, and never stops the other hooks, the script or the turn.
+import type { Credential } from '../config/credentialsSchema.ts';
 import type { ExecStatus, Executor, WorkspaceMount } from '../exec/types.ts';
 import { type AuditLog, runAuditEntry } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
@@ -31,6 +32,8 @@ export interface HookScope {
   network?: boolean;
   /** The world's `egressAllow`: private ranges or host names its networked processes may reach. */
   egressAllow?: string[];
+  /** The world's `credentials`: placeholders inside, values set by the egress proxy. */
+  credentials?: Credential[];
   allowed: boolean;
   /** The content hash the approval or grant covered: a hook runs only while the skill's files hash to it. */
   approvedHash?: string;
@@ -86,6 +89,7 @@ async function runOne(deps: HookDeps, scope: HookScope, event: HookEvent, spec: 
     env: scope.env,
     network: scope.network ?? false,
     egressAllow: scope.egressAllow ?? [],
+    credentials: scope.credentials ?? [],
     chatId: scope.chatId,
     stdin,
     timeoutMs: hookTimeoutMs(spec),

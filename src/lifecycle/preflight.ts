@@ -1,6 +1,7 @@
 // Preflight: the steps a skill declares to gather data before it reaches the model, run in declaration order.
 // A `tool` step calls a built-in deterministic tool; a `command` step runs a script of the skill folder through
 // the guarded executor (argv, no shell, its own timeout, capped output), only once its code is approved.
+import type { Credential } from '../config/credentialsSchema.ts';
 import type { ExecResult, Executor, WorkspaceMount } from '../exec/types.ts';
 import type { PreflightStep, Skill } from '../skills/types.ts';
 import { runPreflightTool, type PreflightToolContext } from './preflightTools.ts';
@@ -24,6 +25,8 @@ export interface PreflightInput {
   network?: boolean;
   /** The world's `egressAllow`: private ranges or host names its networked processes may reach. */
   egressAllow?: string[];
+  /** The world's `credentials`: placeholders inside, values set by the egress proxy. */
+  credentials?: Credential[];
   /** The chat the steps run for (bounds its concurrent processes). */
   chatId?: string;
   tools: PreflightToolContext;
@@ -89,6 +92,7 @@ async function runCommand(step: PreflightStep & { command: string }, input: Pref
     env: input.env,
     network: input.network ?? false,
     egressAllow: input.egressAllow ?? [],
+    credentials: input.credentials ?? [],
     ...(input.chatId === undefined ? {} : { chatId: input.chatId }),
     timeoutMs: stepTimeoutMs(step),
     maxOutputBytes: PREFLIGHT_MAX_OUTPUT,

@@ -4,8 +4,8 @@
 import { visible } from '../text/visible.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
 
-/** Stands where a skill's content hash would: a grant covers (world, chat, tool, requester). */
-export const MCP_CONTENT = 'mcp-tool';
+/** Whether an approval's content hash is an MCP tool's definition hash (toolDefinition.ts), not a skill's. */
+export const isMcpContent = (hash: string): boolean => hash.startsWith('mcp-tool:');
 
 function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -34,16 +34,28 @@ export function argumentsBlock(args: Record<string, unknown>): string[] {
     .map((line) => `    │ ${visible(line)}`);
 }
 
-export function mcpQuestion(entry: McpToolEntry, args: Record<string, unknown>, grant: { requesterId: string; ttlMs: number } | undefined): { title: string; body: string } {
+/** `changed`: what the server changed in the tool since the requester's "yes for this thread" (toolDefinition.ts). */
+export function mcpQuestion(
+  entry: McpToolEntry,
+  args: Record<string, unknown>,
+  grant: { requesterId: string; ttlMs: number } | undefined,
+  changed?: readonly string[],
+): { title: string; body: string } {
   const title = entry.title === undefined ? '' : ` ("${visible(entry.title)}")`;
-  const lines = [`Claude wants to call the tool ${visible(entry.tool)}${title} of the MCP server ${entry.server} (${visible(entry.fullName)}), with these arguments, whole:`, ...argumentsBlock(args)];
+  const lines = [
+    ...(changed === undefined
+      ? []
+      : [`The MCP server ${entry.server} changed this tool since it was approved for this thread, so it is asked about again:`, ...changed.map((line) => `  • ${line}`)]),
+    `Claude wants to call the tool ${visible(entry.tool)}${title} of the MCP server ${entry.server} (${visible(entry.fullName)}), with these arguments, whole:`,
+    ...argumentsBlock(args),
+  ];
   const hints = hintWords(entry.annotations);
   lines.push(hints === undefined ? 'The server says nothing of what this tool does to its data.' : `The server says of this tool (its own claim, not checked): ${hints}.`);
   if (entry.requiresUserInteraction) lines.push('The server asks that a person approve every call of this tool, so there is no "for this thread" answer.');
   if (grant !== undefined) {
     lines.push(
       `"Yes, for this thread" covers calls of ${visible(entry.fullName)} asked by ${grant.requesterId}, in this thread only, with any arguments, ` +
-        `until ${duration(grant.ttlMs)} after the answer. Another tool, or a request by someone else, asks again.`,
+        `until ${duration(grant.ttlMs)} after the answer, while the server describes the tool as it does now. Another tool, a changed one, or a request by someone else, asks again.`,
     );
   }
   return { title: `Call ${visible(entry.fullName)} (MCP server ${entry.server})?`, body: lines.join('\n') };

@@ -35,7 +35,7 @@ export async function probeServers(config: Config, store: Store, stateKey: Buffe
   const logger = silentLogger();
   const executor = executorFromConfig(config, logger);
   const signIns = new SignIns(config.mcp.servers, new TokenVault(store, stateKey), config.mcp.publicUrl, logger);
-  const launcher = createServiceLauncher({ mode: config.sandbox.mode, limits: config.sandbox.limits, uidBase: config.sandbox.uidBase, sandbox: () => executor.sandbox(), egress: (socketPath, policy, owner) => executor.egress(socketPath, policy, owner), logger });
+  const launcher = createServiceLauncher({ mode: config.sandbox.mode, limits: config.sandbox.limits, uidBase: config.sandbox.uidBase, sandbox: () => executor.sandbox(), egress: (socketPath, policy, owner) => executor.egress(socketPath, policy, owner), egressTrust: (dir) => executor.egressTrust(dir), logger });
   const connections = new McpConnections({ launcher, logger, timeoutMs: Math.min(config.mcp.timeoutMs, 30_000), authProvider: (server, person) => signIns.provider(server, person) });
   try {
     return await Promise.all(

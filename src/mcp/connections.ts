@@ -1,6 +1,7 @@
 // Connections to MCP servers through the SDK's Client: a stdio server runs once per world in the sandbox, kept
 // warm and restarted once if it dies; an http/sse server with static headers is one shared connection, one
 // without them one per person (their own sign-in). Each keeps its tool list current (tools/list_changed).
+import type { Credential } from '../config/credentialsSchema.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -42,6 +43,8 @@ export interface ConnectionScope {
   network: boolean;
   /** The world's `egressAllow`, for a networked server's proxy. */
   egressAllow?: readonly string[];
+  /** The world's `credentials`: a stdio server holds their placeholders, its proxy sets their values. */
+  credentials?: readonly Credential[];
 }
 
 export interface ConnectionDeps {
@@ -134,6 +137,7 @@ class ServerConnection {
       readOnly,
       network: this.scope.network,
       egressAllow: [...(this.scope.egressAllow ?? [])],
+      credentials: [...(this.scope.credentials ?? [])],
       owner: `mcp:${server.name}:${this.scope.worldId}`,
       ...(server.memoryBytes === undefined ? {} : { memoryBytes: server.memoryBytes }),
     });

@@ -45,7 +45,7 @@ function realpathOr(target: string): string {
 
 export function mcpFromConfig(
   config: Config,
-  deps: { executor: Pick<Executor, 'sandbox' | 'egress'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; store: Store; stateKey: Buffer },
+  deps: { executor: Pick<Executor, 'sandbox' | 'egress' | 'egressTrust'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; store: Store; stateKey: Buffer },
 ): Mcp | undefined {
   if (config.mcp.servers.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'mcp' });
@@ -56,6 +56,7 @@ export function mcpFromConfig(
     uidBase: config.sandbox.uidBase,
     sandbox: () => deps.executor.sandbox(),
     egress: (socketPath, policy, owner) => deps.executor.egress(socketPath, policy, owner),
+    egressTrust: (dir) => deps.executor.egressTrust(dir),
     logger,
   });
   const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });

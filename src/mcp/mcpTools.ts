@@ -1,5 +1,7 @@
 // What the agent asks of MCP for one turn: the world's tool definitions (byte-stable while the servers' lists
 // stay the same) and a runner for the calls the model makes to them.
+import { GrantedDefinitions } from './toolDefinition.ts';
+import type { Credential } from '../config/credentialsSchema.ts';
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
@@ -32,6 +34,8 @@ export interface McpTurn extends CallTurn {
   network: readonly string[];
   /** The world's `egressAllow`: private ranges or hosts its networked stdio servers may reach through the proxy. */
   egressAllow: readonly string[];
+  /** The world's `credentials`: its stdio servers hold placeholders, their proxy sets the values. */
+  credentials?: readonly Credential[];
   /** One line the person reads under the answer (a server that is down). */
   notice(text: string): void;
   /** Tells the requester something only they see (a sign-in link); absent where the platform cannot. */
@@ -79,6 +83,7 @@ const NONE: TurnTools = { definitions: () => [], handles: () => false, run: asyn
 
 export class McpTools {
   private readonly arguments = new ArgumentChecker();
+  private readonly definitions = new GrantedDefinitions();
   /** Each server's tools as last listed by anyone: offered to a person who has not signed in yet. */
   private readonly known = new Map<string, readonly Tool[]>();
   /** Per set of servers: the listings a tool set was built from, and the set (same lists: the same object, the same bytes). */
@@ -93,7 +98,7 @@ export class McpTools {
 
   private connect(server: McpServerConfig, turn: McpTurn): Promise<Connected | NotConnected> {
     const network = turn.network.includes('*') || turn.network.includes(server.name);
-    return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow });
+    return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow, credentials: turn.credentials ?? [] });
   }
 
   /** Connects the world's servers (warm ones answer at once) and builds the turn's tools. */
@@ -128,7 +133,7 @@ export class McpTools {
       const server = byServer.get(entry.server);
       if (server === undefined) return Promise.resolve({ content: `The MCP server ${entry.server} is not offered here.`, isError: true });
       if (entry.tool === CONNECT_TOOL && this.known.get(server.name) === undefined) return this.signInOnly(server, turn, signedIn);
-      return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, arguments: this.arguments }, turn, entry, input, this.link(server, turn));
+      return callMcpTool({ ...this.deps, timeoutMs: this.deps.settings.timeoutMs, arguments: this.arguments, definitions: this.definitions }, turn, entry, input, this.link(server, turn));
     };
     return {
       definitions: () => tools.definitions,
@@ -203,6 +208,7 @@ export class McpTools {
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.lists.length === lists.length && cached.lists.every((list, index) => list === lists[index])) return cached.tools;
     const tools = buildWorldTools(listings, this.deps.budgetChars);
+    if (tools.hiddenRemoved > 0) this.deps.logger.warn({ worldId, servers: key.split('\0'), hiddenRemoved: tools.hiddenRemoved }, 'hidden characters (Unicode tags, zero-width, bidi controls) removed from MCP tool definitions');
     for (const refused of tools.refused) this.deps.logger.warn({ worldId, server: refused.server, tool: refused.tool.slice(0, 200), why: refused.why }, 'MCP tool refused');
     this.cache.set(key, { lists, tools });
     return tools;

@@ -3,6 +3,7 @@
 // much was cut.
 import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolOutcome } from '../agent/loop.ts';
+import { stripHiddenDeep } from '../text/hidden.ts';
 
 /** Characters of text a result keeps (as a script's output keeps 64 KiB). */
 export const MAX_RESULT_CHARS = 64 * 1024;
@@ -78,6 +79,15 @@ function capped(blocks: Block[]): { blocks: Block[]; dropped: number } {
     kept.push(block);
   }
   return { blocks: kept, dropped };
+}
+
+/**
+ * The result as the model reads it, without the hidden characters its strings held (text.hidden.ts), and how many
+ * were removed (for the log).
+ */
+export function cleanOutcome(result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown }): { outcome: ToolOutcome; hiddenRemoved: number } {
+  const { value, removed } = stripHiddenDeep({ content: result.content, structuredContent: result.structuredContent, toolResult: result.toolResult });
+  return { outcome: outcomeOfResult({ ...value, isError: result.isError }), hiddenRemoved: removed };
 }
 
 /** The result of `tools/call` (already checked by the SDK's schema) as a tool outcome. */

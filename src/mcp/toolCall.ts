@@ -7,12 +7,13 @@ import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/
 import type { ToolOutcome } from '../agent/loop.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
-import { MCP_CONTENT, mcpQuestion } from './approvalCard.ts';
+import { mcpQuestion } from './approvalCard.ts';
 import { skipsApproval } from './config.ts';
 import { type Connected, type NotConnected, oneLine } from './connections.ts';
-import { outcomeOfResult } from './results.ts';
+import { cleanOutcome } from './results.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
+import { definitionHash, definitionKey, definitionOf, type GrantedDefinitions } from './toolDefinition.ts';
 import { grantSubject } from './toolNames.ts';
 
 export interface CallDeps {
@@ -22,6 +23,8 @@ export interface CallDeps {
   logger: Logger;
   timeoutMs: number;
   arguments: ArgumentChecker;
+  /** The definitions granted "for this thread", so a changed tool's new card can say what changed. */
+  definitions: GrantedDefinitions;
 }
 
 export interface CallTurn {
@@ -82,7 +85,12 @@ export async function callMcpTool(
   if (!checked.ok) return failure(`${entry.fullName} was not called: ${checked.why}.`);
   const args = checked.args;
   const item = { kind: 'tool' as const, path: entry.fullName, args: [JSON.stringify(args)] };
-  const skill = { id: grantSubject(entry.server, entry.tool), hash: MCP_CONTENT };
+  // A grant covers this definition of the tool (server, tool): a server that changes it is asked about again.
+  const definition = definitionOf(entry);
+  const subject = grantSubject(entry.server, entry.tool);
+  const skill = { id: subject, hash: definitionHash(definition) };
+  const key = definitionKey(turn.worldId, turn.chatId, subject, turn.requesterId);
+  const changed = deps.definitions.changes(key, definition);
   let decision: { approvalId?: string; decidedBy?: string; outcome: string } = { outcome: 'not_asked' };
   // A tool its server says needs a person every time is asked even where the world lists it in mcpNoApproval.
   if (entry.requiresUserInteraction || !skipsApproval(turn.mcpNoApproval, entry.server, entry.tool)) {
@@ -98,11 +106,12 @@ export async function callMcpTool(
         timeoutMs: turn.approvalTimeoutMs,
         turnId: turn.turnId,
         resumeKey: turn.nextApprovalKey(),
-        question: (grant) => mcpQuestion(entry, args, grant),
+        question: (grant) => mcpQuestion(entry, args, grant, changed),
         ...(entry.requiresUserInteraction ? { options: ['yes_once', 'no'] as const } : {}),
       },
     );
     if (!decided.allowed) return failure(notRunSentence(decided.outcome, decided.decidedBy).replace('The script did not run', `The tool call ${entry.fullName} did not run`));
+    if (decided.outcome === 'yes_in_session') deps.definitions.remember(key, definition);
     decision = decided;
   }
   turn.progress(`Calling ${entry.fullName}…`);
@@ -114,7 +123,7 @@ export async function callMcpTool(
     worldId: turn.worldId,
     chatId: turn.chatId,
     skillId: entry.fullName,
-    skillHash: MCP_CONTENT,
+    skillHash: skill.hash,
     // The arguments' hash only: what they were is on the question's own audit record.
     items: [{ kind: 'tool', path: entry.fullName, args: [`sha256:${argumentsHash(args)}`] }],
     requestedBy: turn.requesterId,
@@ -147,7 +156,8 @@ async function invoke(
   if (turn.signal.aborted) stop();
   try {
     const result = await connection.client.callTool({ name: entry.tool, arguments: args }, undefined, { signal: call.signal, timeout: deps.timeoutMs });
-    const outcome = outcomeOfResult(result);
+    const { outcome, hiddenRemoved } = cleanOutcome(result);
+    if (hiddenRemoved > 0) deps.logger.warn({ tool: entry.fullName, hiddenRemoved }, 'hidden characters (Unicode tags, zero-width, bidi controls) removed from an MCP result');
     return { status: outcome.isError === true ? 'tool_error' : 'ok', result: outcome };
   } catch (error) {
     // Tokens revoked since the connection opened: once, start afresh (a refresh, or a new sign-in).

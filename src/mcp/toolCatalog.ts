@@ -1,6 +1,7 @@
 // The MCP tools a world offers the model: each server's tools under their API names, sorted, so the same
 // listings give the same bytes every turn. Past `agent.mcpToolBudgetChars` none is listed: two fixed tools
 // (find_mcp_tools, call_mcp_tool) find and call them, and the prompt stays small and byte-stable.
+import { stripHiddenDeep } from '../text/hidden.ts';
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { visible } from '../text/visible.ts';
@@ -37,6 +38,8 @@ export interface WorldTools {
   search: boolean;
   /** Tools left out, and why (logged by the caller). */
   refused: Array<{ server: string; tool: string; why: string }>;
+  /** Hidden characters removed from the tools' titles, descriptions and schemas (text/hidden.ts). */
+  hiddenRemoved: number;
 }
 
 /** A definition (description and schema) longer than this is refused: it would crowd out everything else. */
@@ -46,24 +49,28 @@ const MAX_DESCRIPTION_CHARS = 1500;
 export const FIND_MCP_TOOLS = 'find_mcp_tools';
 export const CALL_MCP_TOOL = 'call_mcp_tool';
 
-function entryOf(server: string, tool: McpTool): McpToolEntry {
+/** A tool's entry, its words (title, description, schema) without hidden characters; `removed` counts them. */
+function entryOf(server: string, tool: McpTool): McpToolEntry & { removed: number } {
   const meta = (tool._meta ?? {}) as Record<string, unknown>;
   const hints = tool.annotations ?? {};
   const pick = (value: unknown) => (typeof value === 'boolean' ? value : undefined);
   const annotations = Object.fromEntries(
     (['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const).flatMap((key) => (pick(hints[key]) === undefined ? [] : [[key, pick(hints[key])]])),
   ) as McpToolEntry['annotations'];
-  const title = tool.title ?? (typeof hints.title === 'string' ? hints.title : undefined);
+  const raw = tool.title ?? (typeof hints.title === 'string' ? hints.title : undefined);
+  const words = stripHiddenDeep({ title: raw, description: tool.description ?? '', inputSchema: tool.inputSchema as Record<string, unknown> });
+  const title = words.value.title;
   return {
     server,
     tool: tool.name,
     fullName: fullToolName(server, tool.name),
     apiName: apiToolName(server, tool.name),
     ...(title === undefined ? {} : { title }),
-    description: (tool.description ?? '').slice(0, MAX_DESCRIPTION_CHARS),
-    inputSchema: tool.inputSchema as Record<string, unknown>,
+    description: words.value.description.slice(0, MAX_DESCRIPTION_CHARS),
+    inputSchema: words.value.inputSchema,
     annotations,
     requiresUserInteraction: meta['anthropic/requiresUserInteraction'] === true,
+    removed: words.removed,
   };
 }
 
@@ -103,6 +110,7 @@ export function buildWorldTools(listings: readonly ServerListing[], budgetChars:
   const entries = new Map<string, McpToolEntry>();
   const refused: WorldTools['refused'] = [];
   const byFull = new Set<string>();
+  let hiddenRemoved = 0;
   for (const listing of listings) {
     const sorted = [...listing.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const tool of sorted) {
@@ -111,7 +119,8 @@ export function buildWorldTools(listings: readonly ServerListing[], budgetChars:
         refused.push({ server: listing.server, tool: tool.name, why });
         continue;
       }
-      const entry = entryOf(listing.server, tool);
+      const { removed, ...entry } = entryOf(listing.server, tool);
+      hiddenRemoved += removed;
       if (entries.has(entry.apiName) || byFull.has(entry.fullName)) {
         refused.push({ server: listing.server, tool: tool.name, why: `its name ${entry.apiName} is taken by another tool` });
         continue;
@@ -128,7 +137,7 @@ export function buildWorldTools(listings: readonly ServerListing[], budgetChars:
   const size = all.reduce((total, tool) => total + JSON.stringify(tool).length, 0);
   const servers = listings.map((listing) => listing.server);
   const search = size > budgetChars;
-  return { entries, definitions: search ? searchDefinitions(servers) : all, search, refused };
+  return { entries, definitions: search ? searchDefinitions(servers) : all, search, refused, hiddenRemoved };
 }
 
 const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');

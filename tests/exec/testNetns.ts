@@ -26,7 +26,8 @@ const http = require('node:http');
 const https = require('node:https');
 const fs = require('node:fs');
 const [dir, address] = process.argv.slice(2);
-const answer = (scheme) => (req, res) => res.end('hello from the test namespace over ' + scheme + ' ' + req.url + '\\n');
+// /echo answers the request's headers as JSON (what a credential-injecting proxy sent), anything else a greeting.
+const answer = (scheme) => (req, res) => res.end(req.url.startsWith('/echo') ? JSON.stringify(req.headers) + '\\n' : 'hello from the test namespace over ' + scheme + ' ' + req.url + '\\n');
 const net = require('node:net');
 const tls = { key: fs.readFileSync(dir + '/key.pem'), cert: fs.readFileSync(dir + '/cert.pem') };
 let up = 0;
