@@ -40,6 +40,11 @@ import { InstalledSkills, Installer, stagingLifetimeMs, sweepLeftovers } from '.
 import { createStore } from './store/createStore.ts';
 import { type Mcp, mcpFromConfig } from './mcp/fromConfig.ts';
 import type { Store } from './store/types.ts';
+import { RoutineBook } from './routines/book.ts';
+import { schedulerClock } from './routines/clock.ts';
+import { scheduleFollowup } from './routines/followupTool.ts';
+import { RoutineRules } from './routines/routines.ts';
+import { RoutineService } from './routines/service.ts';
 
 /** Everything one skillbot process runs on, built from the config, with one close(). */
 export interface App {
@@ -67,6 +72,8 @@ export interface App {
   installer: Installer;
   /** The installed skills this instance serves, kept in line with the store. */
   installed: InstalledSkills;
+  /** Routines, follow-ups and webhooks (src/routines): `skillbot start` starts its scheduler once the platforms run. */
+  routines: RoutineService;
   /**
    * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
    * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
@@ -207,8 +214,19 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const workspaceSweeper = setInterval(sweepWorkspaces, WORKSPACE_SWEEP_MS);
   workspaceSweeper.unref();
   const mcp = mcpFromConfig(config, { executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret });
+  const routineBook = new RoutineBook(store);
+  const routineClock = schedulerClock(config.routines.clock);
+  const routineRules = new RoutineRules({
+    book: routineBook,
+    clock: routineClock,
+    admins: config.admins,
+    timezoneOf: (worldId) => worldSettings(config, worldId).timezone,
+    followupsPerChat: config.routines.followupsPerChat,
+    logger,
+  });
   const engine = new Engine({
     config,
+    followups: { schedule: (turn, input) => scheduleFollowup(routineRules, turn, input) },
     ...(mcp === undefined ? {} : { mcp: mcp.tools }),
     client,
     store,
@@ -241,6 +259,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
         return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: 0, modelMs: 0 };
       }
       const outcome = await engine.runTurn(message, sink, turnId, platform);
+      if (message.origin) await routines.recordOutcome(message, outcome.status).catch((error: unknown) => logger.warn({ err: error, turnId }, 'keeping a routine run\'s result failed'));
       // Spend by world and model; the budget counts after the turn (a turn is never cut off half way). A world
       // without a budget keeps no spend record: the metrics count its tokens, and a turn pays for what it uses.
       metrics.countTokens(message.worldId, config.model, outcome.usage);
@@ -260,6 +279,20 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
       if (outcome === 'duplicate') metrics.dedupeHits.inc({ platform });
     },
     ...(options.queue ? { queue: options.queue } : {}),
+  });
+  const routines = new RoutineService({
+    config,
+    store,
+    book: routineBook,
+    rules: routineRules,
+    clock: routineClock,
+    instanceId,
+    stateKey: stateKey.secret,
+    audit,
+    accept: (message, keys) => dispatcher.accept(message, keys),
+    port: (platform) => dispatcher.port(platform),
+    logger: logger.child({ part: 'routines' }),
+    metrics,
   });
   metrics.watch({
     backlog: () => dispatcher.backlog(),
@@ -283,7 +316,9 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     ...(mcp === undefined ? {} : { mcp }),
     installer,
     installed,
+    routines,
     async shutdown(deadlineMs) {
+      await routines.stop();
       // Shared store: other instances may run (they, or this one after its restart, take the chats over).
       const shared = store.kind === 'redis';
       await dispatcher.stop(deadlineMs, {
@@ -320,6 +355,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   };
 
   async function closeRest(handOver: boolean): Promise<void> {
+    await routines.stop();
     await approvals.close({ handOver });
     await stops.close();
     clearInterval(workspaceSweeper);

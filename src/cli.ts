@@ -47,7 +47,8 @@ const USAGE = `usage: skillbot <command>
   skills install SOURCE [--world W] [--yes] | installed [--world W] | update ID [--yes] | remove ID
   audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json]
   grants list|revoke …
-  mcp list [--json] | mcp disconnect SERVER [--user ID]`;
+  mcp list [--json] | mcp disconnect SERVER [--user ID]
+  routines list [--world W] [--json] | add --world W --owner U "WHEN :: INSTRUCTIONS" | remove ID`;
 
 /**
  * How long a SIGTERM lets running turns finish before their chats are left queued. Docker and Kubernetes kill
@@ -137,6 +138,8 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   try {
     for (const platform of wanted) running.push(await platform.start(app, http));
     app.dispatcher.start();
+    http.routePrefix('POST', '/hooks/', app.routines.hookHandler());
+    await app.routines.start();
     const port = await listen(http, config.port, config.host, 'PORT');
     const metricsPort = metricsHttp === http ? port : await listen(metricsHttp, config.metricsPort ?? 0, config.host, 'METRICS_PORT');
     logger.info({ port, metricsPort, platforms: wanted.map((platform) => platform.name) }, 'skillbot started');
@@ -237,8 +240,12 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
         const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('./mcp/commands.ts'), import('./approvals/index.ts')]);
         return await withStore(config, (store) => runMcpCommand(rest, { config, store, stateKey: loadStateKey(config).secret, output: host.output }));
       }
+      case 'routines': {
+        const [{ runRoutinesCli }, { silentLogger }] = await Promise.all([import('./routines/routinesCli.ts'), import('./ops/log.ts')]);
+        return await withStore(config, (store) => runRoutinesCli(rest, { config, store, logger: silentLogger(), output: host.output }));
+      }
       default:
-        host.output.err(`skillbot: unknown command "${command}". Commands: start, chat, doctor, skills, audit, grants, mcp.`);
+        host.output.err(`skillbot: unknown command "${command}". Commands: start, chat, doctor, skills, audit, grants, mcp, routines.`);
         return 2;
     }
   } catch (error) {

@@ -45,6 +45,21 @@ export const SLASH_COMMANDS = [
     ],
     ...WHERE,
   },
+  ...(['routine', 'hook'] as const).map((name) => ({
+    name,
+    type: ApplicationCommandType.ChatInput,
+    description: name === 'routine' ? 'Routines here (only you see the answer)' : 'Webhooks that start work in a thread here (only you see the URL and secret)',
+    options: [
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'command',
+        description: name === 'routine' ? 'add WHEN :: INSTRUCTIONS | list | pause ID | resume ID | remove ID' : 'add github|generic [events] [:: INSTRUCTIONS] | list | remove ID',
+        required: false,
+        max_length: 4000,
+      },
+    ],
+    ...WHERE,
+  })),
 ];
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -24,6 +24,8 @@ import { installWords, runInstallInteraction } from './installCommands.ts';
 import { answerConnectClick, CONNECT_PREFIX } from './mcpConnect.ts';
 import type { SignIns } from '../../src/mcp/signIn.ts';
 import { answerPick, PICK_PREFIX } from './installPicks.ts';
+import type { RoutineService } from '../../src/routines/service.ts';
+import { runRoutineInteraction } from './routineCommands.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -43,6 +45,8 @@ export interface InteractionDeps {
   installer: Installer;
   /** MCP sign-ins (absent: no server configured): a Connect click's link. */
   signIns?: SignIns;
+  /** `/routine` and `/hook` (src/routines). */
+  routines?: RoutineService;
 }
 
 const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
@@ -165,6 +169,10 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
     const words = installWords(interaction);
     if (words !== undefined) return runInstallInteraction(interaction, words, await whereOf(interaction, deps), deps);
     return listSkills(interaction, deps);
+  }
+  if ((interaction.commandName === 'routine' || interaction.commandName === 'hook') && deps.routines) {
+    const where = await whereOf(interaction, deps);
+    return runRoutineInteraction(interaction, deps.routines, where.kind === 'dm' ? undefined : worldOf(where));
   }
   if (interaction.commandName === 'ask' || interaction.commandName === 'skill') return startTurn(interaction, deps);
 }

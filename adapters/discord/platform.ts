@@ -94,7 +94,7 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   const submit = async (message: IncomingMessage) => {
     if ((await app.dispatcher.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
   };
-  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log, installer: app.installer, ...(app.mcp === undefined ? {} : { signIns: app.mcp.signIns }) };
+  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log, installer: app.installer, routines: app.routines, ...(app.mcp === undefined ? {} : { signIns: app.mcp.signIns }) };
   const messageDeps = {
     botId: () => client.user?.id,
     api,

@@ -9,6 +9,7 @@ import type { DiscordApi } from './discordApi.ts';
 import { connectMessage } from './mcpConnect.ts';
 import { ChannelOutlet, type Outlet } from './outlets.ts';
 import { channelOfChat } from './places.ts';
+import { chatId, parseWorldId } from '../../src/chats/ids.ts';
 import type { TurnHints } from './turnHints.ts';
 import { createTurnSink, type DiscordTurnSink } from './turnSink.ts';
 
@@ -50,6 +51,19 @@ export class DiscordTurns implements PlatformPort {
   async tellPrivately(_chatId: string, userId: string, text: string): Promise<void> {
     const dm = await this.api.openDm(userId);
     await this.api.post(dm, { content: text });
+  }
+
+  /** A routine's run or a webhook's home: a message in the channel and a thread on it (the chat). */
+  async postRoot(worldId: string, text: string): Promise<string> {
+    const world = parseWorldId(worldId);
+    if (world.platform !== 'discord') throw new Error(`not a Discord world id: ${worldId}`);
+    const messageId = await this.api.post(world.channelId, { content: text.slice(0, 2000) });
+    const threadId = await this.api.startThread(world.channelId, messageId, text.slice(0, 100));
+    return chatId(worldId, threadId);
+  }
+
+  async postNote(chat: string, text: string): Promise<void> {
+    await this.api.post(channelOfChat(chat), { content: text.slice(0, 2000) });
   }
 
   /** A sign-in link is shown ephemerally, so the person is asked in the thread to click for it (mcpConnect.ts). */

@@ -1,6 +1,6 @@
 // The App Home tab: the skills this person may run with `/skill` (descriptions, argument hints), their own
 // live session approvals (the grants `skillbot grants list` shows), each with a Revoke button, and the MCP
-// servers they signed in to, each with a Disconnect button (homeConnections.ts).
+// servers they signed in to, each with a Disconnect button (homeConnections.ts), and their routines and hooks (homeRoutines.ts).
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
 import type { App } from '../../src/app.ts';
@@ -8,6 +8,7 @@ import type { Grant, Grants } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import type { Skill } from '../../src/skills/types.ts';
 import type { SlackBlock } from './approvalCard.ts';
+import { routineBlocks } from './homeRoutines.ts';
 import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
 import { slackThreadOf, slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
@@ -91,7 +92,7 @@ async function ownGrants(grants: Grants, teamId: string, userId: string): Promis
 async function publish(deps: AppHomeDeps, grants: Grants, teamId: string, userId: string, dmChannel: string | undefined): Promise<void> {
   // The Home tab belongs to the DM with the bot: its world says which skills the person may run from there.
   const skills = dmChannel ? deps.app.engine.invocableSkills(slackWorldId(teamId, dmChannel)) : [];
-  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.app.mcp, userId))];
+  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.app.mcp, userId)), ...(await routineBlocks(deps.app, teamId, userId))];
   await deps.api.publishHome({ userId, blocks });
 }
 

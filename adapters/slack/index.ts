@@ -15,6 +15,7 @@ import { slackEnabled } from './enabled.ts';
 import { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { registerMessageEvents, RetryLater } from './messageEvents.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
+import { registerRoutineCommands } from './routineCommands.ts';
 import { registerStopClicks } from './stop.ts';
 import { BackgroundTasks } from './tasks.ts';
 import { ThreadMemory } from './threads.ts';
@@ -87,6 +88,7 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
   registerAssistantThreads(bolt, { app, api, logger });
   registerAppHome(bolt, { app, api, logger });
   registerStopClicks(bolt, { app, api, dedupe, tasks, logger });
+  registerRoutineCommands(bolt, { app, tasks, logger });
   // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
   app.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
   const fileAccess = { token: botToken, maxBytes: app.config.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) };

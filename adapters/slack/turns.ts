@@ -7,6 +7,7 @@ import { downloadSlackFile } from './files.ts';
 import { readSlackContext, type SlackSelf } from './threadContext.ts';
 import type { Store } from '../../src/store/types.ts';
 import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
+import { parseWorldId } from '../../src/chats/ids.ts';
 import type { BackgroundTasks } from './tasks.ts';
 import { StreamingSupport } from './answerStream.ts';
 import { skillListText } from './skillList.ts';
@@ -134,6 +135,18 @@ export function slackPort(
       const thread = slackThreadOf(chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
       await api.postEphemeral({ channel: thread.channelId, user: userId, text: safeText(text), threadTs: thread.threadTs });
+    },
+    // A routine's run or a webhook's home: a new root message in the channel, whose thread is the chat.
+    async postRoot(worldId, text) {
+      const world = parseWorldId(worldId);
+      if (world.platform !== 'slack') throw new Error(`not a Slack world id: ${worldId}`);
+      const ts = await api.post({ channel: world.channelId, text: safeText(text) });
+      return slackChatId(worldId, ts);
+    },
+    async postNote(chatId, text) {
+      const thread = slackThreadOf(chatId);
+      if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
+      await api.post({ channel: thread.channelId, threadTs: thread.threadTs, text: safeText(text) });
     },
     sinkFor(message, turnId) {
       const thread = slackThreadOf(message.chatId);

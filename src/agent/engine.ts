@@ -175,12 +175,13 @@ export class Engine {
     const reach = privateReach(platform, message.chatId, message.userId);
     const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, egressAllow: settings.egressAllow, credentials: settings.credentials, ...reach });
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
+    const ours = toolsFor({ shell: settings.bash, search: !catalog.complete, followups: this.deps.followups !== undefined });
     const result = await runLoop({
       client: this.deps.client,
       model: this.deps.config.model,
       maxTokens: this.deps.config.agent.maxTokens,
       system,
-      tools: mcp === undefined ? toolsFor({ shell: settings.bash, search: !catalog.complete }) : () => [...toolsFor({ shell: settings.bash, search: !catalog.complete }), ...mcp.definitions()],
+      tools: mcp === undefined ? ours : () => [...ours, ...mcp.definitions()],
       history,
       opening,
       maxToolRounds: this.deps.config.agent.maxToolRounds,
@@ -291,6 +292,7 @@ function progressText(tool: string, input: unknown): string {
   if (tool === 'bash') return 'Using the shell…';
   if (tool.startsWith('mcp__') || tool === 'call_mcp_tool') return 'Calling a tool…';
   if (tool === 'find_mcp_tools') return 'Searching the tools…';
+  if (tool === 'schedule_followup') return 'Scheduling a follow-up…';
   return 'Running a skill script…';
 }
 

@@ -87,6 +87,7 @@ export async function runSkillTool(deps: ToolDeps, turn: TurnContext, name: stri
     return loadSkillForTurn(deps, turn, parsed.data.skill_id);
   }
   if (name === 'find_skills') return findSkillsForTurn(turn, input);
+  if (name === 'schedule_followup' && deps.followups) return deps.followups.schedule(turn, input);
   // Every other tool may read or write the chat's files: the workspace is made ready before it runs.
   if (name === 'run_skill_script' || name === 'str_replace_based_edit_tool' || name === SHELL_ID) await turn.openWorkspace();
   if (name === 'run_skill_script') return runSkillScript(deps, turn, input);

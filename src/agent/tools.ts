@@ -72,9 +72,27 @@ const TOOL_SETS = {
   shellSearch: [...TOOL_DEFINITIONS, FIND_SKILLS_TOOL, BASH_TOOL, EDITOR_TOOL],
 } satisfies Record<string, ToolUnion[]>;
 
-export function toolsFor(options: { shell: boolean; search: boolean }): ToolUnion[] {
-  if (options.shell) return options.search ? TOOL_SETS.shellSearch : TOOL_SETS.shell;
-  return options.search ? TOOL_SETS.search : TOOL_SETS.plain;
+/** The model's way back into a thread later (public contract: input `{when, note}`); offered where routines run. */
+export const SCHEDULE_FOLLOWUP_TOOL: Tool = {
+  name: 'schedule_followup',
+  description:
+    'Schedule one turn back into this same thread later (to check on something, or to remind people): when it comes, ' +
+    'you get your note and can act. Use it only when waiting is part of the task. A thread may have only a few pending.',
+  input_schema: {
+    type: 'object',
+    properties: {
+      when: { type: 'string', description: 'When: "in 30 minutes", "in 2 hours", "every monday 10:00" (its next moment), or a 5-field cron expression.' },
+      note: { type: 'string', description: 'What to do then, written for yourself.' },
+    },
+    required: ['when', 'note'],
+  },
+};
+
+const WITH_FOLLOWUPS = new Map(Object.entries(TOOL_SETS).map(([name, tools]) => [name, [...tools, SCHEDULE_FOLLOWUP_TOOL]]));
+
+export function toolsFor(options: { shell: boolean; search: boolean; followups?: boolean }): ToolUnion[] {
+  const name = options.shell ? (options.search ? 'shellSearch' : 'shell') : options.search ? 'search' : 'plain';
+  return (options.followups ? WITH_FOLLOWUPS.get(name) : undefined) ?? TOOL_SETS[name];
 }
 
 export const findSkillsInput = z.object({ query: z.string().trim().min(1).max(500), limit: z.number().int().min(1).max(20).optional() });

@@ -27,6 +27,10 @@ export interface ToolDeps {
   hashFolder?: HashFolder;
   /** Counts skill activations by skill (absent in tests that build the tools alone). */
   metrics?: Metrics;
+  /** `schedule_followup` (src/routines); absent: the tool is not offered. */
+  followups?: {
+    schedule(turn: { worldId: string; chatId: string; requesterId: string }, input: unknown): Promise<{ content: string; isError: boolean }>;
+  };
 }
 
 /** Everything a tool call needs to know about the turn it belongs to. */

@@ -63,6 +63,11 @@ export class Dispatcher<Outcome = unknown> {
     };
   }
 
+  /** The port that answers `platform`'s chats on this instance (routines post their root messages through it). */
+  port(platform: string): PlatformPort | undefined {
+    return this.ports.get(platform);
+  }
+
   start(): void {
     this.queue.start();
   }

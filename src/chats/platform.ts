@@ -53,6 +53,8 @@ export interface IncomingMessage {
   files?: MessageFile[];
   /** The platform's id of the message (Slack ts, Discord message id): context is read from before it. */
   ref?: string;
+  /** A turn no person's message started: a routine's run, a follow-up, a webhook delivery (src/routines). */
+  origin?: { kind: 'routine' | 'followup' | 'hook'; id: string };
 }
 
 /** Where one turn's progress and answer go. The adapter makes one per turn. */
@@ -105,6 +107,13 @@ export interface PlatformPort {
    * ephemerally with the link the core kept, `SignIns.pendingLink`). Without it the link goes by `tellPrivately`.
    */
   askToConnect?(chatId: string, userId: string, server: string): Promise<void>;
+  /**
+   * Posts a new root message in a world's channel and returns the chat id of its thread (a routine's run, a
+   * webhook's home). Slack: chat.postMessage; Discord: a channel message and a thread on it. Throws when it cannot.
+   */
+  postRoot?(worldId: string, text: string): Promise<string>;
+  /** Posts a plain note in a chat's thread (a run skipped while every instance was down). Throws when it cannot. */
+  postNote?(chatId: string, text: string): Promise<void>;
 }
 
 /** What a turn may ask of the platform it runs for. */

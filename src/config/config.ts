@@ -9,6 +9,7 @@ import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspac
 import { egressAllowSchema } from './egressAllowSchema.ts';
 import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
+import { type RoutineSettings, routineSettings, timezoneSchema } from './routineSettings.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
@@ -49,6 +50,8 @@ export interface WorldSettings {
   installers: string[];
   /** What the install scanner's findings do: `warn` shows them on the card, `block` refuses the install. */
   installPolicy: 'warn' | 'block';
+  /** IANA time zone its routines' WHEN is read in (`timezone`; default UTC). */
+  timezone: string;
   /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
   notHere?: readonly string[];
   /** Secrets the egress proxy puts on requests to their hosts; the sandbox holds placeholders (credentialsSchema.ts). */
@@ -120,6 +123,8 @@ export interface Config {
   stateKey?: string;
   /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/mcp/config.ts). */
   mcp: McpSettings;
+  /** Routines, follow-ups and webhooks (src/config/routineSettings.ts). */
+  routines: RoutineSettings;
 }
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like API_REGION');
@@ -138,6 +143,7 @@ const worldSchema = z
     installers: z.array(z.string().min(1)).optional(),
     installPolicy: z.enum(['warn', 'block']).optional(),
     credentials: credentialsSchema.optional(),
+    timezone: timezoneSchema.optional(),
   })
   .strict();
 
@@ -287,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
       installPolicy: file.defaults?.installPolicy ?? 'warn',
       credentials: expandCredentials(file.defaults?.credentials, env, 'defaults') ?? [],
+      timezone: file.defaults?.timezone ?? 'UTC',
     },
     worlds: worldsWithCredentials(file.worlds, env),
     install: installSettings(file.install, env),
@@ -298,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ['defaults', file.defaults?.mcp],
       ...Object.entries(file.worlds ?? {}).map(([id, world]): [string, string[] | undefined] => [`worlds.${id}`, world.mcp]),
     ]),
+    routines: routineSettings(env),
   };
 }
 
@@ -320,6 +328,7 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
     installPolicy: own.installPolicy ?? config.defaults.installPolicy,
     credentials: own.credentials ?? config.defaults.credentials,
+    timezone: own.timezone ?? config.defaults.timezone,
   };
 }
 

@@ -10,6 +10,7 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void |
  */
 export class HttpServer {
   private readonly routes = new Map<string, RouteHandler>();
+  private readonly prefixes: Array<{ key: string; handler: RouteHandler }> = [];
   private server: Server | undefined;
 
   constructor(
@@ -33,10 +34,16 @@ export class HttpServer {
     this.routes.set(`${method} ${path}`, handler);
   }
 
+  /** A handler for every path under `prefix` (ending in `/`), such as `/hooks/<id>`. */
+  routePrefix(method: string, prefix: string, handler: RouteHandler): void {
+    this.prefixes.push({ key: `${method} ${prefix}`, handler });
+  }
+
   async listen(port: number, host: string): Promise<number> {
     this.server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
-      const handler = this.routes.get(`${req.method} ${path}`);
+      const key = `${req.method} ${path}`;
+      const handler = this.routes.get(key) ?? this.prefixes.find((each) => key.startsWith(each.key) && key.length > each.key.length)?.handler;
       if (!handler) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         return;

@@ -86,6 +86,12 @@ export class Metrics {
     labelNames: ['platform'],
     registers: [this.registry],
   });
+  readonly routineRuns = new Counter({
+    name: 'skillbot_routine_runs_total',
+    help: 'Runs of routines, follow-ups and webhook deliveries started (or skipped, refused), by world, kind and outcome.',
+    labelNames: ['world', 'kind', 'outcome'],
+    registers: [this.registry],
+  });
   // Kept beside skillbot_tokens_total for dashboards made before it (the same counts, without labels).
   readonly cacheReadTokens = new Counter({ name: 'skillbot_cache_read_tokens_total', help: 'Prompt tokens read from the cache.', registers: [this.registry] });
   readonly cacheCreationTokens = new Counter({

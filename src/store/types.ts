@@ -1,5 +1,5 @@
 /** The namespaces the core keeps data in. */
-export const NAMESPACES = ['history', 'grants', 'approvals', 'dedupe', 'audit', 'usage', 'chats', 'leases', 'workspaces', 'mcp', 'installs'] as const;
+export const NAMESPACES = ['history', 'grants', 'approvals', 'dedupe', 'audit', 'usage', 'chats', 'leases', 'workspaces', 'mcp', 'installs', 'routines'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 /**

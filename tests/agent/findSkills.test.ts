@@ -38,7 +38,7 @@ describe('find_skills', () => {
     harness.fake.setBrain(searchThenEcho);
     const { reply } = await harness.say('who still owes us money?');
     const request = harness.fake.requests[0]?.body;
-    expect(request?.tools?.map((tool) => tool.name)).toEqual(['load_skill', 'run_skill_script', 'find_skills', 'bash', 'str_replace_based_edit_tool']);
+    expect(request?.tools?.map((tool) => tool.name)).toEqual(['load_skill', 'run_skill_script', 'find_skills', 'bash', 'str_replace_based_edit_tool', 'schedule_followup']);
     expect(JSON.stringify(request?.system)).toContain('find_skills(query) searches every skill');
     expect(reply).toMatch(/^<skill_search query="chase unpaid invoices" results="\d+">\nzz-invoice-chaser: Find unpaid invoices/);
     // Not allowed in this world, or kept from the model: never named.
@@ -50,6 +50,6 @@ describe('find_skills', () => {
     harness = await startEngine({ skills: wanted });
     harness.fake.setBrain(() => textReply('ok'));
     await harness.say('hello');
-    expect(harness.fake.requests[0]?.body?.tools?.map((tool) => tool.name)).toEqual(['load_skill', 'run_skill_script', 'bash', 'str_replace_based_edit_tool']);
+    expect(harness.fake.requests[0]?.body?.tools?.map((tool) => tool.name)).toEqual(['load_skill', 'run_skill_script', 'bash', 'str_replace_based_edit_tool', 'schedule_followup']);
   });
 });

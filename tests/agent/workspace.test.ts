@@ -162,7 +162,7 @@ describe('the shell', () => {
     const seen: string[] = [];
     harness.fake.setBrain(steps([toolUseReply('bash', { command: 'id' }, say('Checking.')), textReply('ok')], seen));
     await harness.say('who am i?');
-    expect(harness.fake.requests[0]?.body?.tools?.map((tool) => tool.name)).toEqual(['load_skill', 'run_skill_script', 'str_replace_based_edit_tool']);
+    expect(harness.fake.requests[0]?.body?.tools?.map((tool) => tool.name)).toEqual(['load_skill', 'run_skill_script', 'str_replace_based_edit_tool', 'schedule_followup']);
     expect(seen[0]).toContain('The shell is turned off in this channel');
     expect(harness.asked).toHaveLength(0);
   });

@@ -48,6 +48,9 @@ export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack
     throw error;
   }
   app.dispatcher.start();
+  // As `skillbot start` does: webhooks on the listener, the routines' scheduler once the platform runs.
+  http.routePrefix('POST', '/hooks/', app.routines.hookHandler());
+  await app.routines.start();
   const port = await http.listen(0, '127.0.0.1');
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
   return {

@@ -27,7 +27,7 @@ describe('adapters/slack/manifest.yml', () => {
   it('subscribes to the events, commands and interactivity the adapter handles, all at /slack/events', async () => {
     const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
     expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([...SLACK_BOT_EVENTS].sort());
-    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/skill', '/skills']);
+    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/hook', '/routine', '/skill', '/skills']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
     // app_home_opened publishes a Home tab; the split view is agent_view (Slack refuses assistant_view for new apps).
