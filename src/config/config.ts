@@ -103,6 +103,8 @@ export interface Config {
   storeUrl: string;
   port: number;
   host: string;
+  /** HOST was given: a listener that defaults to loopback (the terminal chat's sign-in callback) takes it then. */
+  hostSet?: boolean;
   /** METRICS_PORT: `/metrics` on a listener of its own (then not on PORT); undefined: on PORT. */
   metricsPort?: number;
   slack: { botToken?: string; signingSecret?: string; appToken?: string; apiUrl?: string };
@@ -254,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeUrl,
     port: intVar(env, 'PORT', 3000, 0, 65_535),
     host: optional(env.HOST) ?? '0.0.0.0',
+    hostSet: optional(env.HOST) !== undefined,
     ...(optional(env.METRICS_PORT) === undefined ? {} : { metricsPort: intVar(env, 'METRICS_PORT', 9464, 0, 65_535) }),
     slack: {
       botToken: optional(env.SLACK_BOT_TOKEN),
