@@ -14,7 +14,9 @@ import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
 import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits, tasksOfUid } from './limits.ts';
 import { createRunDirs, removeRunDirs, type RunDirs, type RunOwner } from './runDirs.ts';
 import { bwrapArgs, sandboxEnv, systemMounts } from './sandbox.ts';
-import { INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
+import { createRunCgroup, type RunCgroup } from './runCgroup.ts';
+import { GATE_FD, INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
+import { boundMet, gateIntoCgroup } from './serviceCgroup.ts';
 import type { SandboxStatus } from './types.ts';
 
 /** What to start: a command of the host (its folder, and each folder named in `readOnly`, are seen read-only). */
@@ -35,13 +37,15 @@ export interface ServiceSpec {
   credentials?: Credential[];
   /** Stable key for the sandbox uid (as root): one uid per service. */
   owner: string;
+  /** Memory for the whole service (its cgroup, where the host gives one) and each of its processes; default the runs'. */
+  memoryBytes?: number;
 }
 
 export interface ServiceProcess {
   stdin: Writable;
   stdout: Readable;
-  /** Resolves once with how it ended. */
-  exited: Promise<{ code: number | null; signal: string | null }>;
+  /** Resolves once with how it ended, and which bound of its cgroup it met, if one. */
+  exited: Promise<{ code: number | null; signal: string | null; bound?: string }>;
   /** Ends the whole sandbox (its PID namespace) and removes its folders. */
   stop(): Promise<void>;
 }
@@ -114,6 +118,15 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
         return { refused: `it may use the network, but the sandbox cannot give it a safe way out: ${status.network.problem}` };
       }
       const owner: RunOwner | undefined = root ? { uid: uidBase + serviceUidOffset(spec.owner), gid: uidBase + serviceUidOffset(spec.owner) } : undefined;
+      const bounded = { ...limits, memoryBytes: spec.memoryBytes ?? limits.memoryBytes };
+      let group: RunCgroup | undefined;
+      if (status.mode === 'bwrap' && status.bounds.kind === 'cgroup') {
+        try {
+          group = createRunCgroup(status.bounds, { memoryBytes: bounded.memoryBytes, maxProcesses: bounded.maxProcesses });
+        } catch (error) {
+          return { refused: `its cgroup could not be made (${(error as Error).message}), so it was not started unbounded` };
+        }
+      }
       const dirs = createRunDirs(owner);
       let proxy: EgressRunProxy | undefined;
       try {
@@ -121,12 +134,16 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
         // service's user) and serves it, out of the bot's process.
         const egressSocket = spec.network ? egressSocketIn(dirs.root, owner) : undefined;
         if (egressSocket !== undefined) {
-          if (options.egress === undefined) return { refused: 'it may use the network, but no egress proxy is available here' };
+          if (options.egress === undefined) {
+            await group?.remove();
+            return { refused: 'it may use the network, but no egress proxy is available here' };
+          }
           proxy = await options.egress(egressSocket, { name: spec.name, allow: spec.egressAllow ?? [], credentials: spec.credentials ?? [] }, owner);
         }
         const credentials = spec.credentials ?? [];
         const trust = egressSocket !== undefined && credentials.length > 0 ? await (options.egressTrust?.(path.join(dirs.root, 'ca')) ?? 'no installation CA is available here') : undefined;
         if (typeof trust === 'string') {
+          await group?.remove();
           await proxy?.close();
           void removeRunDirs(dirs);
           return { refused: `its world gives it credentials, but ${trust}` };
@@ -143,12 +160,13 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
           infoFd: INFO_FD,
         };
         const seen = spec.readOnly.flatMap((dir) => ['--ro-bind', dir, dir]);
-        const inner = innerCommand([spec.command, ...spec.args], spec.network ? { nodePath } : undefined);
-        const args = [...prlimitArgs(limits), '--', options.bwrapPath ?? 'bwrap', ...bwrapArgs(layout, [...system, ...seen]), '--', ...inner];
+        const inner = innerCommand([spec.command, ...spec.args], spec.network ? { nodePath } : undefined, group !== undefined);
+        const args = [...prlimitArgs(bounded), '--', options.bwrapPath ?? 'bwrap', ...bwrapArgs(layout, [...system, ...seen]), '--', ...inner];
         const placeholders = Object.fromEntries(credentials.map((credential) => [credential.env, placeholderOf(credential.env)]));
         const env = { ...sandboxEnv(process.env, { ...spec.env, ...placeholders }, false), ...(spec.network ? proxyEnv() : {}), ...(trust === undefined ? {} : trustEnv()) };
-        return launch(options.prlimitPath ?? 'prlimit', args, env, dirs, owner, proxy, spec, options.logger);
+        return launch(options.prlimitPath ?? 'prlimit', args, env, { dirs, owner, proxy, group, limits: bounded }, spec, options.logger);
       } catch (error) {
+        await group?.remove();
         await proxy?.close();
         void removeRunDirs(dirs);
         return { refused: `it could not be started: ${(error as Error).message}` };
@@ -157,42 +175,50 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
   };
 }
 
-function launch(
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  dirs: RunDirs,
-  owner: RunOwner | undefined,
-  proxy: EgressRunProxy | undefined,
-  spec: ServiceSpec,
-  logger: Logger,
-): ServiceProcess {
-  // fd 3: the wrapper's report of full mounts (unread here); fd 4: bwrap's info JSON, naming the sandbox's init.
+interface Held {
+  dirs: RunDirs;
+  owner: RunOwner | undefined;
+  proxy: EgressRunProxy | undefined;
+  /** Its cgroup, where the host gives one (then its first process waits at the gate until it is inside). */
+  group: RunCgroup | undefined;
+  limits: SandboxLimits;
+}
+
+function launch(command: string, args: string[], env: Record<string, string>, held: Held, spec: ServiceSpec, logger: Logger): ServiceProcess {
+  const { dirs, owner, proxy, group } = held;
+  // fd 3: the wrapper's report of full mounts (unread here); fd 4: bwrap's info JSON, naming the sandbox's init;
+  // fd 5 (cgroup mode): the gate.
   const child = spawn(command, args, {
     shell: false,
     cwd: dirs.root,
     env,
     detached: true,
     ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }),
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...(group === undefined ? [] : (['pipe'] as const))],
   });
   let info = '';
-  (child.stdio[INFO_FD] as Readable).on('data', (chunk: Buffer) => {
+  const infoStream = child.stdio[INFO_FD] as Readable;
+  infoStream.on('data', (chunk: Buffer) => {
     if (info.length < 4096) info += chunk.toString('utf8');
   });
+  if (group !== undefined) gateIntoCgroup(infoStream, (child.stdio as unknown as Writable[])[GATE_FD]!, group, () => killSandbox(info, child.pid), logger, spec.name);
   (child.stdio[3] as Readable).resume();
   logStderr(child.stderr, spec.name, logger);
   child.stdin.on('error', () => undefined);
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+  const exited = new Promise<{ code: number | null; signal: string | null; bound?: string }>((resolve) => {
     child.once('error', (error) => {
       logger.warn({ err: error, service: spec.name }, 'a sandboxed service could not be started');
       resolve({ code: null, signal: null });
     });
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => {
+      const bound = boundMet(group, held.limits.memoryBytes, held.limits.maxProcesses);
+      resolve({ code, signal, ...(bound === undefined ? {} : { bound }) });
+    });
   });
   let stopped: Promise<void> | undefined;
   const cleanup = async () => {
     await proxy?.close();
+    await group?.remove();
     await removeRunDirs(dirs);
   };
   void exited.then(() => (stopped === undefined ? cleanup() : undefined));

@@ -5,9 +5,27 @@ import { ConfigError, intVar, optional, urlVar } from '../config/envVars.ts';
 
 export const SERVER_NAME = /^[a-z0-9_-]{1,32}$/;
 
+/**
+ * Why a server name is refused, or undefined. `mcp__<server>__<tool>` must name one (server, tool) only: a server
+ * called `gh__x` (tool `read`) would share `mcp__gh__x__read` with server `gh`'s tool `x__read`, and `gh_` (tool `x`)
+ * would share `mcp__gh___x` with `gh`'s tool `_x`; so a name holds no `__` and does not end with `_`.
+ */
+export function refusedServerName(name: string): string | undefined {
+  if (!SERVER_NAME.test(name)) return 'is not a server name (1-32 of a-z, 0-9, _ and -)';
+  if (name.includes('__') || name.endsWith('_')) return 'is not a server name: it may not hold "__" or end with "_" (tools are named mcp__<server>__<tool>, and the server part must be unambiguous)';
+  return undefined;
+}
+
 const stringMap = z.record(z.string(), z.string());
 const stdioEntry = z
-  .object({ type: z.literal('stdio').optional(), command: z.string().min(1), args: z.array(z.string()).optional(), env: stringMap.optional() })
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    /** Memory for the server as a whole (its cgroup) and each of its processes, in MiB; default SCRIPT_MEMORY_MB's. */
+    memoryMb: z.number().int().min(16).max(65_536).optional(),
+  })
   .strict();
 const remoteEntry = (type: 'http' | 'sse') =>
   z
@@ -16,7 +34,16 @@ const remoteEntry = (type: 'http' | 'sse') =>
       url: z.string().min(1),
       headers: stringMap.optional(),
       /** A client id registered with the server's authorization server, where it offers no dynamic registration. */
-      oauth: z.object({ clientId: z.string().min(1), clientSecret: z.string().optional(), scope: z.string().optional() }).strict().optional(),
+      oauth: z
+        .object({
+          clientId: z.string().min(1).optional(),
+          clientSecret: z.string().optional(),
+          scope: z.string().optional(),
+          /** The one authorization server the bot talks to for this server (the server's metadata may not name another). */
+          authorizationServer: z.string().optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict();
 
@@ -27,8 +54,8 @@ export const mcpServersSchema = z.record(
 export type McpServersInput = z.infer<typeof mcpServersSchema>;
 
 export type McpServerConfig =
-  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
-  | { name: string; type: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: { clientId: string; clientSecret?: string; scope?: string } };
+  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string>; memoryBytes?: number }
+  | { name: string; type: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: { clientId?: string; clientSecret?: string; scope?: string; authorizationServer?: string } };
 
 export interface McpSettings {
   servers: McpServerConfig[];
@@ -57,7 +84,8 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
   return Object.entries(input ?? {})
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, entry]): McpServerConfig => {
-      if (!SERVER_NAME.test(name)) throw new ConfigError(`mcpServers: "${name}" is not a server name (1-32 of a-z, 0-9, _ and -).`);
+      const refused = refusedServerName(name);
+      if (refused !== undefined) throw new ConfigError(`mcpServers: "${name}" ${refused}.`);
       if ('command' in entry) {
         return {
           name,
@@ -65,6 +93,7 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
           command: expand(entry.command, env, `${name}.command`),
           args: (entry.args ?? []).map((arg, index) => expand(arg, env, `${name}.args.${index}`)),
           env: expandMap(entry.env, env, `${name}.env`),
+          ...(entry.memoryMb === undefined ? {} : { memoryBytes: entry.memoryMb * 1024 * 1024 }),
         };
       }
       const url = expand(entry.url, env, `${name}.url`);
@@ -74,8 +103,21 @@ export function resolveMcpServers(input: McpServersInput | undefined, env: NodeJ
       } catch {
         throw new ConfigError(`mcpServers.${name}.url must be an http(s) URL (got "${url}").`);
       }
+      const pinned = entry.oauth?.authorizationServer;
+      if (pinned !== undefined && !isHttpsOrLoopback(pinned)) {
+        throw new ConfigError(`mcpServers.${name}.oauth.authorizationServer must be an https URL (or http on loopback), got "${pinned}".`);
+      }
       return { name, type: entry.type, url, headers: expandMap(entry.headers, env, `${name}.headers`), ...(entry.oauth === undefined ? {} : { oauth: entry.oauth }) };
     });
+}
+
+function isHttpsOrLoopback(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -102,9 +144,24 @@ export function worldAllowsServer(mcp: readonly string[], server: string): boole
   return mcp.includes('*') || mcp.includes(server);
 }
 
-/** Whether `mcpNoApproval` lists the tool by its full name or as `mcp__<server>__*`. */
-export function skipsApproval(noApproval: readonly string[], server: string, fullName: string): boolean {
-  return noApproval.includes(fullName) || noApproval.includes(`mcp__${server}__*`);
+/**
+ * Whether `mcpNoApproval` lists the tool, as `mcp__<server>__<tool>` or `mcp__<server>__*`: each entry is read as
+ * (server, tool), the server ending at the first `__` (server names hold none), and compared by both parts.
+ */
+export function skipsApproval(noApproval: readonly string[], server: string, tool: string): boolean {
+  return noApproval.some((entry) => {
+    const named = splitToolName(entry);
+    return named !== undefined && named.server === server && (named.tool === '*' || named.tool === tool);
+  });
+}
+
+/** `mcp__<server>__<tool>` as (server, tool), or undefined when it is not such a name. */
+export function splitToolName(name: string): { server: string; tool: string } | undefined {
+  if (!name.startsWith('mcp__')) return undefined;
+  const rest = name.slice('mcp__'.length);
+  const end = rest.indexOf('__');
+  if (end <= 0) return undefined;
+  return { server: rest.slice(0, end), tool: rest.slice(end + 2) };
 }
 
 /** Package runners that download what they run each time they start (`npx -y pkg`, `uvx pkg`, …). */

@@ -12,6 +12,10 @@ import { foldersToSee, type ServiceLauncher } from '../exec/longRunning.ts';
 import type { Logger } from '../ops/log.ts';
 import { type McpServerConfig, runnerHint } from './config.ts';
 import { SandboxTransport } from './sandboxTransport.ts';
+import { LinearSchemaValidator } from './schemaValidator.ts';
+import { boundedFetch } from './boundedFetch.ts';
+import { serverFetch } from './serverFetch.ts';
+import { ByteMeter } from './byteBounds.ts';
 
 export const CLIENT_INFO = { name: 'skillbot', version: '1.0.0' };
 /** Tools kept of one server (pages read until then). */
@@ -22,7 +26,14 @@ const RETRY_AFTER_MS = 30_000;
 /** A server that died after its one restart stays down this long. */
 const DOWN_FOR_MS = 10 * 60_000;
 
-export type Connected = { ok: true; client: Client; /** The server's tools now (tools/list_changed replaces them). */ tools: () => readonly Tool[] };
+export type Connected = {
+  ok: true;
+  client: Client;
+  /** The server's tools now (tools/list_changed replaces them). */
+  tools: () => readonly Tool[];
+  /** Why the server was cut off (a bound of byteBounds.ts passed), once it was. */
+  cutOff: () => string | undefined;
+};
 export type NotConnected = { ok: false; why: string; signIn?: { url: string } };
 
 export interface ConnectionScope {
@@ -79,7 +90,10 @@ class ServerConnection {
   private tools: Tool[] = [];
   private deaths = 0;
   private downUntil = 0;
+  private downWhy = '';
   private closing = false;
+  /** The server's bytes, counted across its connections; a bound passed cuts it off (byteBounds.ts). */
+  private meter = this.newMeter();
 
   constructor(
     readonly server: McpServerConfig,
@@ -89,7 +103,8 @@ class ServerConnection {
 
   get(): Promise<Connected | NotConnected> {
     if (this.closing) return Promise.resolve({ ok: false, why: `the MCP server ${this.server.name} is shutting down` });
-    if (Date.now() < this.downUntil) return Promise.resolve({ ok: false, why: `the MCP server ${this.server.name} stopped twice; it is left down for now (see the bot's log)` });
+    if (Date.now() < this.downUntil) return Promise.resolve({ ok: false, why: this.downWhy });
+    if (this.meter.why !== undefined) this.meter = this.newMeter();
     this.live ??= this.open().then((result) => {
       // A failure is remembered a little while (not retried on every call), then tried again.
       if (!result.ok) setTimeout(() => (this.live = undefined), result.signIn === undefined ? RETRY_AFTER_MS : 0).unref();
@@ -104,7 +119,7 @@ class ServerConnection {
     const url = new URL(server.url);
     const requestInit = { headers: server.headers };
     const authProvider = Object.keys(server.headers).length === 0 ? this.authProvider() : undefined;
-    const options = { requestInit, ...(authProvider === undefined ? {} : { authProvider }) };
+    const options = { requestInit, fetch: boundedFetch(serverFetch(server.url, server.oauth?.authorizationServer), this.meter), ...(authProvider === undefined ? {} : { authProvider }) };
     return server.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
   }
 
@@ -124,9 +139,21 @@ class ServerConnection {
       egressAllow: [...(this.scope.egressAllow ?? [])],
       credentials: [...(this.scope.credentials ?? [])],
       owner: `mcp:${server.name}:${this.scope.worldId}`,
+      ...(server.memoryBytes === undefined ? {} : { memoryBytes: server.memoryBytes }),
     });
     if ('refused' in started) return { ok: false, why: `the MCP server ${server.name} could not be started in the sandbox: ${started.refused}` };
-    return new SandboxTransport(started, `the MCP server ${server.name}`);
+    return new SandboxTransport(started, `the MCP server ${server.name}`, this.meter);
+  }
+
+  private newMeter(): ByteMeter {
+    return new ByteMeter((why) => {
+      this.downUntil = Date.now() + DOWN_FOR_MS;
+      this.downWhy = `the MCP server ${this.server.name} was cut off and is left down for now: ${why}`;
+      this.deps.logger.warn({ server: this.server.name, why }, 'MCP server passed a bound: cut off and left down');
+      const live = this.live;
+      this.live = undefined;
+      void live?.then((result) => (result.ok ? result.client.close() : undefined)).catch(() => undefined);
+    });
   }
 
   private async open(): Promise<Connected | NotConnected> {
@@ -135,6 +162,8 @@ class ServerConnection {
     if ('ok' in transport) return transport;
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
+      // Output schemas are the server's: their patterns run in linear time (schemaValidator.ts).
+      jsonSchemaValidator: new LinearSchemaValidator(),
       listChanged: {
         tools: {
           onChanged: (error, tools) => {
@@ -161,17 +190,19 @@ class ServerConnection {
       return { ok: false, why: `the MCP server ${name} could not be reached: ${oneLine((error as Error).message)}${runnerHint(this.server, this.scope.network)}` };
     }
     client.onclose = () => {
-      if (this.closing) return;
+      if (this.closing || this.meter.why !== undefined) return;
       this.deaths++;
       this.live = undefined;
       this.deps.logger.warn({ server: name, deaths: this.deaths }, this.deaths > 1 ? 'MCP server stopped again: left down' : 'MCP server stopped: restarted on its next use');
       if (this.deaths > 1) {
         this.downUntil = Date.now() + DOWN_FOR_MS;
+        this.downWhy = `the MCP server ${name} stopped twice; it is left down for now (see the bot's log)`;
         this.deaths = 0;
       }
     };
     this.deps.logger.info({ server: name, tools: this.tools.length }, 'MCP server connected');
-    return { ok: true, client, tools: () => this.tools };
+    const meter = this.meter;
+    return { ok: true, client, tools: () => this.tools, cutOff: () => meter.why };
   }
 
   private provider: ReturnType<NonNullable<ConnectionDeps['authProvider']>> | undefined;

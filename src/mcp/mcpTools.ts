@@ -10,6 +10,7 @@ import type { Logger } from '../ops/log.ts';
 import { type McpServerConfig, type McpSettings, worldAllowsServer } from './config.ts';
 import type { Connected, McpConnections, NotConnected } from './connections.ts';
 import { type SignIns, signInText } from './signIn.ts';
+import { confirmSignIn } from './signInConfirm.ts';
 import { ArgumentChecker, callMcpTool, type CallTurn, type ServerLink } from './toolCall.ts';
 import { buildWorldTools, CALL_MCP_TOOL, describeFound, FIND_MCP_TOOLS, searchTools, type WorldTools } from './toolCatalog.ts';
 
@@ -180,6 +181,7 @@ export class McpTools {
         if (signIns === undefined || (turn.tellPrivately === undefined && turn.askToConnect === undefined)) {
           return { ok: false, why: `the MCP server ${server.name} needs the person to sign in, and this chat cannot send them the link privately` };
         }
+        await signIns.forgetHeld(server.name, turn.requesterId);
         if (turn.askToConnect !== undefined) {
           await signIns.rememberLink(server.name, turn.requesterId, url);
           await turn.askToConnect(server.name);
@@ -189,6 +191,10 @@ export class McpTools {
         turn.progress(`Waiting for you to connect ${server.name}…`);
         const connected = await signIns.waitFor(server.name, turn.requesterId, turn.approvalTimeoutMs, turn.signal);
         if (!connected) return { ok: false, why: `the person did not connect their ${server.name} account in time; asking again sends a new link` };
+        turn.progress(`Waiting for you to confirm the ${server.name} sign-in…`);
+        if (!(await confirmSignIn(this.deps.approvals, signIns, server.name, turn))) {
+          return { ok: false, why: `the ${server.name} sign-in was not confirmed in the chat by the person who asked, so no account was connected` };
+        }
         await this.deps.connections.reset(server, turn.requesterId);
         return connect();
       },

@@ -1,5 +1,7 @@
 // GET <PUBLIC_URL>/mcp/oauth/callback on the bot's HTTP listener: where a person's browser lands after signing in
-// to an MCP server. The page says only whether it worked; the tokens never leave the bot.
+// to an MCP server. The tokens never leave the bot, and are not used yet: the page shows a short code, the account
+// joined and the chat identity it is joined to, and the person who started the sign-in confirms that code in the
+// chat (signInConfirm.ts). Someone else who completes their link sees the code, but cannot press their button.
 import type { HttpServer } from '../ops/httpServer.ts';
 import { CALLBACK_PATH, type SignIns } from './signIn.ts';
 
@@ -14,7 +16,11 @@ export function mountOAuthCallback(http: HttpServer, signIns: SignIns): void {
     const outcome = await signIns.complete(query);
     const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
     if (outcome.ok) {
-      res.writeHead(200, headers).end(page('Connected', `Your ${escape(outcome.server)} account is connected to skillbot. You can close this page and go back to the chat: your request goes on.`));
+      const text =
+        `You signed in to ${escape(outcome.server)} as <b>${escape(outcome.account)}</b>, for the chat user <b>${escape(outcome.personId)}</b>. ` +
+        `To finish, go back to the chat: the bot asks that user to confirm the code <b style="font-size:1.4em">${escape(outcome.code)}</b>. ` +
+        'Nothing is connected until they do. If you did not start this sign-in from the chat, close this page.';
+      res.writeHead(200, headers).end(page('Confirm in the chat', text));
     } else {
       res.writeHead(400, headers).end(page('Not connected', escape(outcome.why)));
     }

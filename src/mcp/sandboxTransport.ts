@@ -1,47 +1,51 @@
 // The SDK's Transport over the pipes of a stdio server that runs in the sandbox (src/exec/longRunning.ts): the
-// SDK's StdioClientTransport spawns the process itself, which only src/exec may do. Framing is the SDK's own
-// (ReadBuffer, serializeMessage); a line too long or not JSON-RPC ends the connection with one clear error.
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+// SDK's StdioClientTransport spawns the process itself, which only src/exec may do. Framing is ours (byteBounds.ts:
+// each byte scanned once, a message bounded, the server's bytes per minute counted), messages the SDK's
+// (deserializeMessage, serializeMessage); a line too long or not JSON-RPC ends the connection with one clear error.
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceProcess } from '../exec/longRunning.ts';
-
-/** The longest message a server may send (a bigger one is garbage or hostile: the connection ends). */
-export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+import { type ByteMeter, LineFramer } from './byteBounds.ts';
 
 export class SandboxTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
-  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private readonly buffer: LineFramer;
   private closed = false;
 
   constructor(
     private readonly process: ServiceProcess,
     private readonly describe: string,
-  ) {}
+    private readonly meter: ByteMeter,
+  ) {
+    this.buffer = new LineFramer(meter);
+  }
 
   async start(): Promise<void> {
     this.process.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
     this.process.stdout.on('error', (error) => this.onerror?.(error));
-    void this.process.exited.then(({ code, signal }) => {
+    void this.process.exited.then(({ code, signal, bound }) => {
       if (this.closed) return;
-      this.onerror?.(new Error(`${this.describe} exited (${signal ?? `code ${code}`})`));
+      this.onerror?.(new Error(`${this.describe} exited (${signal ?? `code ${code}`})${bound === undefined ? '' : `: ${bound}`}`));
       this.finish();
     });
   }
 
   private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    const lines = this.buffer.push(chunk);
     try {
-      this.buffer.append(chunk);
-      for (;;) {
-        const message = this.buffer.readMessage();
-        if (message === null) break;
-        this.onmessage?.(message);
-      }
+      for (const line of lines) this.onmessage?.(deserializeMessage(line));
     } catch (error) {
-      // Not JSON-RPC, or a line past the bound: nothing after it can be trusted to line up.
+      // Not JSON-RPC: nothing after it can be trusted to line up.
       this.onerror?.(new Error(`${this.describe} sent something that is not an MCP message (${(error as Error).message.slice(0, 200)})`));
+      void this.close();
+      return;
+    }
+    if (this.meter.why !== undefined) {
+      this.onerror?.(new Error(`${this.describe} was cut off: ${this.meter.why}`));
       void this.close();
     }
   }

@@ -8,6 +8,7 @@ import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Logger } from '../ops/log.ts';
 import type { McpServerConfig } from './config.ts';
+import { serverFetch } from './serverFetch.ts';
 import type { TokenVault } from './tokenVault.ts';
 
 export const CALLBACK_PATH = '/mcp/oauth/callback';
@@ -28,6 +29,8 @@ export class PersonAuth implements OAuthClientProvider {
     private readonly personId: string,
     private readonly vault: TokenVault,
     private readonly publicUrl: string,
+    /** At the callback: tokens are held under this code until the person confirms it in the chat. */
+    private readonly holdUnder?: string,
   ) {}
 
   get redirectUrl(): string {
@@ -53,7 +56,7 @@ export class PersonAuth implements OAuthClientProvider {
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const configured = this.server.oauth;
-    if (configured !== undefined) return { client_id: configured.clientId, ...(configured.clientSecret === undefined ? {} : { client_secret: configured.clientSecret }) };
+    if (configured?.clientId !== undefined) return { client_id: configured.clientId, ...(configured.clientSecret === undefined ? {} : { client_secret: configured.clientSecret }) };
     return this.vault.client(this.server.name);
   }
 
@@ -66,7 +69,9 @@ export class PersonAuth implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.vault.updatePerson(this.server.name, this.personId, (record) => ({ ...record, tokens }));
+    const code = this.holdUnder;
+    const account = accountOf(tokens, this.server.url);
+    await this.vault.updatePerson(this.server.name, this.personId, (record) => (code === undefined ? { ...record, tokens } : { ...record, pending: { tokens, code, account } }));
   }
 
   redirectToAuthorization(url: URL): void {
@@ -93,7 +98,31 @@ export class PersonAuth implements OAuthClientProvider {
   }
 }
 
-export type CallbackOutcome = { ok: true; server: string; personId: string } | { ok: false; why: string };
+export type CallbackOutcome = { ok: true; server: string; personId: string; code: string; account: string } | { ok: false; why: string };
+
+/**
+ * Which account the tokens are for, as well as the bot can tell: the `id_token`'s name claims when the server sent
+ * one (shown, never trusted for anything), else the server's host.
+ */
+export function accountOf(tokens: OAuthTokens, serverUrl: string): string {
+  const payload = typeof tokens.id_token === 'string' ? tokens.id_token.split('.')[1] : undefined;
+  try {
+    const claims = payload === undefined ? {} : (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>);
+    const name = [claims.email, claims.preferred_username, claims.name, claims.sub].find((value) => typeof value === 'string' && value !== '');
+    // The server's words on a card and a page: letters, digits and the few marks of an address or a login only.
+    const shown = typeof name === 'string' ? name.replace(/[^\p{L}\p{N}@._+-]/gu, '').slice(0, 100) : '';
+    if (shown !== '') return `${shown} at ${new URL(serverUrl).host}`;
+  } catch {
+    // Not a JWT: the host alone.
+  }
+  return `the account you signed in with at ${new URL(serverUrl).host}`;
+}
+
+/** A short code for the page and the chat: six digits, grouped. */
+const confirmationCode = (): string => {
+  const digits = String(randomBytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
+  return `${digits.slice(0, 3)}-${digits.slice(3)}`;
+};
 
 /** Sign-ins of this process: providers, the callback's exchange of the code, and turns waiting for one. */
 export class SignIns {
@@ -123,31 +152,59 @@ export class SignIns {
     if (error !== null) return { ok: false, why: `The sign-in to ${server.name} was not completed (${error.slice(0, 100)}).` };
     const code = query.get('code');
     if (code === null || code === '') return { ok: false, why: 'The sign-in answer carries no code.' };
+    const confirm = confirmationCode();
     try {
-      const result = await auth(this.provider(server, pending.personId), { serverUrl: server.url, authorizationCode: code });
+      const provider = new PersonAuth(server, pending.personId, this.vault, this.publicUrl, confirm);
+      const result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: serverFetch(server.url, server.oauth?.authorizationServer) });
       if (result !== 'AUTHORIZED') return { ok: false, why: `The sign-in to ${server.name} did not finish.` };
     } catch (caught) {
       this.logger.warn({ server: server.name, err: (caught as Error).message }, 'MCP sign-in: exchanging the code failed');
       return { ok: false, why: `The sign-in to ${server.name} failed: ${(caught as Error).message.slice(0, 200)}` };
     }
-    this.logger.info({ server: server.name, personId: pending.personId }, 'MCP sign-in completed');
+    const held = (await this.vault.person(server.name, pending.personId)).pending;
+    if (held === undefined || held.code !== confirm) return { ok: false, why: `The sign-in to ${server.name} did not finish.` };
+    this.logger.info({ server: server.name, personId: pending.personId }, 'MCP sign-in completed in a browser: waiting for the person to confirm it in the chat');
     // A later click on the person's Connect button finds no link, and is told they are connected.
     await this.vault.forgetLink(server.name, pending.personId).catch((error: unknown) => this.logger.warn({ err: error }, 'forgetting a used sign-in link failed'));
     this.done.emit(`${server.name}\0${pending.personId}`);
-    return { ok: true, server: server.name, personId: pending.personId };
+    return { ok: true, server: server.name, personId: pending.personId, code: confirm, account: held.account };
+  }
+
+  /** The sign-in a browser brought back for the person, waiting for them to confirm it. */
+  async held(server: string, personId: string): Promise<{ code: string; account: string } | undefined> {
+    const pending = (await this.vault.person(server, personId)).pending;
+    return pending === undefined ? undefined : { code: pending.code, account: pending.account };
+  }
+
+  /** Before a new link goes out: a sign-in held from an earlier one is dropped. */
+  async forgetHeld(server: string, personId: string): Promise<void> {
+    if ((await this.vault.person(server, personId)).pending === undefined) return;
+    await this.vault.updatePerson(server, personId, ({ pending: _dropped, ...rest }) => rest);
+  }
+
+  /** The person confirmed (their tokens from now on) or declined (dropped) the held sign-in under `code`. */
+  async settle(server: string, personId: string, code: string, confirmed: boolean): Promise<boolean> {
+    let joined = false;
+    await this.vault.updatePerson(server, personId, (record) => {
+      const { pending, ...rest } = record;
+      if (pending === undefined || pending.code !== code) return record;
+      joined = confirmed;
+      return confirmed ? { ...rest, tokens: pending.tokens } : rest;
+    });
+    this.logger.info({ server, personId, joined }, joined ? 'MCP sign-in confirmed in the chat' : 'MCP sign-in declined in the chat (or not confirmed): dropped');
+    return joined;
   }
 
   /**
-   * Resolves true once the person completes a sign-in to the server (here, or on another instance: new tokens in
-   * the store), false at the timeout or a stop.
+   * Resolves true once a browser completes the person's sign-in to the server (here, or on another instance: a held
+   * sign-in in the store), false at the timeout or a stop. The person then confirms it (signInConfirm.ts).
    */
   async waitFor(server: string, personId: string, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-    const before = (await this.vault.person(server, personId)).tokens?.access_token;
     return new Promise((resolve) => {
       const event = `${server}\0${personId}`;
       const poll = setInterval(() => {
-        void this.vault.person(server, personId).then(({ tokens }) => {
-          if (tokens !== undefined && tokens.access_token !== before) finish(true);
+        void this.vault.person(server, personId).then(({ pending }) => {
+          if (pending !== undefined) finish(true);
         }, () => undefined);
       }, 1000);
       const finish = (value: boolean) => {

@@ -9,6 +9,11 @@ import type { Store } from '../store/types.ts';
 export interface SignInRecord {
   tokens?: OAuthTokens;
   codeVerifier?: string;
+  /**
+   * Tokens a browser brought back, held until the person who started the sign-in confirms in the chat the code
+   * the callback page showed (signInConfirm.ts): whoever completes a link does not join an account by that alone.
+   */
+  pending?: { tokens: OAuthTokens; code: string; account: string };
 }
 
 const sealedSchema = z.object({ v: z.literal(1), iv: z.string(), tag: z.string(), data: z.string() });

@@ -3,7 +3,6 @@
 // (the SDK sends notifications/cancelled), the result as the model reads it, and an audit entry.
 import { createHash } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence, routineGrantChat } from '../approvals/index.ts';
@@ -12,8 +11,10 @@ import { mcpQuestion } from './approvalCard.ts';
 import { skipsApproval } from './config.ts';
 import { type Connected, type NotConnected, oneLine } from './connections.ts';
 import { cleanOutcome } from './results.ts';
+import { LinearSchemaValidator } from './schemaValidator.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
 import { definitionHash, definitionKey, definitionOf, type GrantedDefinitions } from './toolDefinition.ts';
+import { grantSubject } from './toolNames.ts';
 
 export interface CallDeps {
   approvals: ApprovalRuntime;
@@ -51,9 +52,9 @@ export interface ServerLink {
   reset(): Promise<void>;
 }
 
-/** Arguments checked against each tool's input schema (the SDK's Ajv validator), each schema compiled once. */
+/** Arguments checked against each tool's input schema (Ajv with linear-time patterns), each schema compiled once. */
 export class ArgumentChecker {
-  private readonly validator = new AjvJsonSchemaValidator();
+  private readonly validator = new LinearSchemaValidator();
   /** Compiling costs milliseconds; a tool set keeps its entries while its server's list stands. */
   private readonly compiled = new WeakMap<McpToolEntry, JsonSchemaValidator<unknown>>();
 
@@ -86,14 +87,15 @@ export async function callMcpTool(
   if (!checked.ok) return failure(`${entry.fullName} was not called: ${checked.why}.`);
   const args = checked.args;
   const item = { kind: 'tool' as const, path: entry.fullName, args: [JSON.stringify(args)] };
-  // A grant covers this definition of the tool: a server that changes it is asked about again.
+  // A grant covers this definition of the tool (server, tool): a server that changes it is asked about again.
   const definition = definitionOf(entry);
-  const skill = { id: entry.fullName, hash: definitionHash(definition) };
-  const key = definitionKey(turn.worldId, turn.routineId === undefined ? turn.chatId : routineGrantChat(turn.routineId), entry.fullName, turn.requesterId);
+  const subject = grantSubject(entry.server, entry.tool);
+  const skill = { id: subject, hash: definitionHash(definition) };
+  const key = definitionKey(turn.worldId, turn.routineId === undefined ? turn.chatId : routineGrantChat(turn.routineId), subject, turn.requesterId);
   const changed = deps.definitions.changes(key, definition);
   let decision: { approvalId?: string; decidedBy?: string; outcome: string } = { outcome: 'not_asked' };
   // A tool its server says needs a person every time is asked even where the world lists it in mcpNoApproval.
-  if (entry.requiresUserInteraction || !skipsApproval(turn.mcpNoApproval, entry.server, entry.fullName)) {
+  if (entry.requiresUserInteraction || !skipsApproval(turn.mcpNoApproval, entry.server, entry.tool)) {
     turn.progress(`Waiting for approval to call ${entry.fullName}…`);
     const decided = await authorize(
       { approvals: deps.approvals, grants: deps.grants, audit: deps.audit },
@@ -167,6 +169,8 @@ async function invoke(
       return invoke(deps, turn, entry, args, link, true);
     }
     const message = oneLine((error as Error).message);
+    const cutOff = connection.cutOff();
+    if (cutOff !== undefined) return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} was cut off (${cutOff}), and is left down for now.`) };
     if (turn.signal.aborted) return { status: 'stopped', result: failure(`${entry.fullName} was cancelled: the person stopped the turn.`) };
     if (/timed out|timeout/i.test(message)) {
       return { status: 'timeout', result: failure(`${entry.fullName} did not answer within ${Math.round(deps.timeoutMs / 1000)} seconds (MCP_TIMEOUT_MS), so the call was cancelled.`) };

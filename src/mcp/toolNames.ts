@@ -20,6 +20,12 @@ export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
 
 export const fullToolName = (server: string, tool: string): string => `mcp__${server}__${tool}`;
 
+/**
+ * What grants key a tool by: (server, tool). Written as the full name, which names one pair only because a server
+ * name holds no `__` and ends in no `_` (config.ts refusedServerName); the one place a grant's key is made.
+ */
+export const grantSubject = (server: string, tool: string): string => fullToolName(server, tool);
+
 /** The name in the API's `tools`: the full name when it fits, else its start, `_`, and a hash of all of it. */
 export function apiToolName(server: string, tool: string): string {
   const full = fullToolName(server, tool);

@@ -54,12 +54,22 @@ function connectAsk(threadId: string, user: FakeUser): Promise<FakeMessage> {
   return discord.waitFor(() => botMessages(discord, threadId).find((message) => buttonIds(message).includes(connectCustomId('tracker', user.id))), `the Connect button for ${user.username}`);
 }
 
-/** The person's browser: follows the link, signs in as `login`, lands on the bot's callback. */
-async function completeSignIn(link: string, login: string): Promise<void> {
+/**
+ * The person's browser: follows the link, signs in as `login`, lands on the bot's callback, whose page shows a code;
+ * then `user` confirms the sign-in in the thread (a question only they may answer, naming the same code).
+ */
+async function completeSignIn(link: string, login: string, threadId: string, user: FakeUser): Promise<void> {
   const authorize = await fetch(`${link}&login=${login}`, { redirect: 'manual' });
   const callback = authorize.headers.get('location') ?? '';
   expect(callback.startsWith(`http://127.0.0.1:${port}/mcp/oauth/callback?`)).toBe(true);
-  expect((await fetch(callback)).status).toBe(200);
+  const page = await fetch(callback);
+  expect(page.status).toBe(200);
+  const code = /(\d{3}-\d{3})/.exec(await page.text())?.[1] ?? 'no code';
+  const question = await discord.waitFor(
+    () => botMessages(discord, threadId).find((message) => message.history.some((text) => text.includes(`the code is ${code}`)) && buttonIds(message).some((id) => id.endsWith(':yes_once'))),
+    `the sign-in confirmation for ${user.username}`,
+  );
+  discord.click(user, question, buttonIds(question).find((id) => id.endsWith(':yes_once'))!);
 }
 
 const linkIn = (text: string): string => /https?:\/\/\S+\/authorize\?\S+/.exec(text)?.[0] ?? '';
@@ -88,7 +98,7 @@ describe('Discord: signing in to an MCP server', () => {
     const link = linkIn(alices.content);
     expect(publicTexts().some((text) => text.includes('/authorize') || text.includes(link))).toBe(false);
 
-    await completeSignIn(link, 'alice');
+    await completeSignIn(link, 'alice', thread.id, alice);
     const answer = await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes('done: Connected to tracker.')), 'the finished turn');
     expect(answer.content).toContain('mcp__tracker__whoami');
     // Clicked again once connected: no new link, just the state.
@@ -113,7 +123,7 @@ describe('Discord: signing in to an MCP server', () => {
     const note = await clickForNote(bob, alicesAsk, connectCustomId('tracker', alice.id));
     expect(note.ephemeral).toBe(true);
     expect(note.content).toMatch(new RegExp(`^This button is for <@${alice.id}>, but Claude is waiting on tracker for you too\\. To let Claude use tracker for you, connect your account: `));
-    await completeSignIn(linkIn(note.content), 'bob');
+    await completeSignIn(linkIn(note.content), 'bob', thread.id, bob);
     await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes('checked for bob')), "B's answer");
     expect(seen[0]).toBe('account: bob');
     expect(publicTexts().some((text) => text.includes('/authorize'))).toBe(false);

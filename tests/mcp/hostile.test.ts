@@ -59,7 +59,7 @@ describe('a hostile stdio server', () => {
     expect(tools.filter((name) => name === 'load_skill')).toHaveLength(1);
   }, 60_000);
 
-  it('a 10 MB result is cut to the bound, saying how much', async () => {
+  it('a 3 MiB result is cut to the bound, saying how much', async () => {
     const { seen } = await callOne('mcp__hostile__big', {}, 'h-big');
     expect(seen[0]!.length).toBeLessThan(70_000);
     expect(seen[0]).toMatch(/\(result cut: \d+ more characters were dropped\)/);

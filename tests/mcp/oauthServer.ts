@@ -60,7 +60,9 @@ export async function startOAuthMcp(options: OAuthMcpOptions = {}): Promise<OAut
     const again = randomUUID();
     access.set(token, { login, clientId, expiresAt: Date.now() + state.accessSeconds * 1000 });
     refresh.set(again, { login, clientId, expiresAt: Infinity });
-    return { access_token: token, token_type: 'bearer', expires_in: state.accessSeconds, refresh_token: again };
+    // An OpenID-style id_token (unsigned: the bot only shows its name, as the account joined).
+    const idToken = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ preferred_username: login })).toString('base64url')}.`;
+    return { access_token: token, token_type: 'bearer', expires_in: state.accessSeconds, refresh_token: again, id_token: idToken };
   };
   const provider: OAuthServerProvider = {
     clientsStore: {

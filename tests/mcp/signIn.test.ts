@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMcpServers } from '../../src/mcp/config.ts';
 import { TokenVault } from '../../src/mcp/tokenVault.ts';
 import type { HttpServer } from '../../src/ops/httpServer.ts';
+import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';
 import { type FakeAnthropic, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { freePort } from '../fakes/freePort.ts';
 import { type Harness, startHarness } from '../agent/harness.ts';
@@ -21,6 +22,9 @@ let port: number;
 let bot: Harness;
 let http: HttpServer;
 const notes: Array<{ userId: string; text: string }> = [];
+/** Sign-in confirmations asked in the chat, and how the test answers each (by whom, what). */
+const confirmations: ApprovalRecord[] = [];
+let confirmAs: (record: ApprovalRecord) => { option: ApprovalOption; by: string } | undefined = (record) => ({ option: 'yes_once', by: record.requesterId });
 
 async function startBot(): Promise<void> {
   bot = await startHarness({
@@ -38,6 +42,16 @@ async function startBot(): Promise<void> {
     },
   });
   http = await listenForSignIns(bot.app.mcp!.signIns, port);
+  bot.app.approvals.addPresenter('terminal', {
+    async present(record) {
+      confirmations.push(record);
+      const answer = confirmAs(record);
+      if (answer !== undefined) setTimeout(() => void bot.app.approvals.respond({ worldId: record.worldId, approvalId: record.id, option: answer.option, userId: answer.by }), 1);
+      return undefined;
+    },
+    async resolved() {},
+    async tellPrivately() {},
+  });
 }
 
 async function stopBot(): Promise<void> {
@@ -60,8 +74,11 @@ async function signInAs(userId: string, login: string): Promise<string> {
   expect(callback.startsWith(`http://127.0.0.1:${port}/mcp/oauth/callback?`)).toBe(true);
   const page = await fetch(callback);
   expect(page.status).toBe(200);
+  lastPage = await page.text();
   return note!.text;
 }
+
+let lastPage = '';
 
 beforeAll(async () => {
   tracker = await startOAuthMcp();
@@ -97,6 +114,11 @@ describe('signing in to an MCP server, per person', () => {
     const note = await signInAs('UA', 'alice');
     expect(note).toMatch(/^To let Claude use tracker for you, connect your account: http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
     await turn;
+    // The page named the account and the chat identity, and showed the code the question in the chat names.
+    const code = /(\d{3}-\d{3})/.exec(lastPage)?.[1];
+    expect(lastPage).toMatch(/as <b>alice at 127\.0\.0\.1:\d+<\/b>, for the chat user <b>UA<\/b>/);
+    expect(confirmations.at(-1)).toMatchObject({ requesterId: 'UA', answerers: ['UA'], title: expect.stringMatching(/^Connect alice at 127\.0\.0\.1:\d+ to tracker\?$/) });
+    expect(confirmations.at(-1)!.body).toContain(`the code is ${code}`);
     expect(seen[0]).toBe("Connected to tracker. Its tools (mcp__tracker__whoami) are offered now: go on with the person's request.");
     // Nobody had signed in, so the turn began with the connect tool alone; once A is connected, the same turn has the server's own tools.
     expect(tools[0]).toEqual(['mcp__tracker__connect']);
@@ -116,6 +138,36 @@ describe('signing in to an MCP server, per person', () => {
     await signInAs('UB', 'bob');
     await turn;
     expect(seen[0]).toBe('account: bob');
+  }, 60_000);
+
+  it("N7: a link completed in someone else's browser joins nothing: only A may confirm, and A's no drops it", async () => {
+    const seen: string[] = [];
+    fake.setBrain(stepsBrain([toolUseReply('mcp__tracker__whoami', {}, { text: 'Checking.' }), textReply('checked')], seen));
+    tracker.revoke('carol');
+    // C, who has not signed in, asks; Mallory's browser completes C's link (login mallory). Mallory tries to answer
+    // the question in the chat (refused: only C may), and C, who did not sign in anywhere, says no.
+    const answers: Array<{ option: ApprovalOption; by: string }> = [
+      { option: 'yes_once', by: 'UM' },
+      { option: 'no', by: 'UC' },
+    ];
+    confirmAs = (record) => {
+      const next = answers.shift();
+      if (next?.by === 'UM') setTimeout(() => void bot.app.approvals.respond({ worldId: record.worldId, approvalId: record.id, option: 'no', userId: 'UC' }), 300);
+      return next;
+    };
+    try {
+      const turn = bot.say('mine please', 'thread-c', 'UC');
+      await signInAs('UC', 'mallory');
+      expect(lastPage).toMatch(/as <b>mallory at [^<]+<\/b>, for the chat user <b>UC<\/b>/);
+      await turn;
+      expect(seen[0]).toMatch(/^mcp__tracker__whoami could not be called: the tracker sign-in was not confirmed in the chat by the person who asked, so no account was connected\.$/);
+      const asked = confirmations.at(-1)!;
+      expect(asked).toMatchObject({ requesterId: 'UC', answerers: ['UC'] });
+      expect(await bot.app.store.get<ApprovalRecord>('approvals', asked.id)).toMatchObject({ outcome: 'no', decidedBy: 'UC' });
+      expect(await bot.app.mcp!.signIns.connected('tracker', 'UC')).toBe(false);
+    } finally {
+      confirmAs = (record) => ({ option: 'yes_once', by: record.requesterId });
+    }
   }, 60_000);
 
   it('keeps A signed in across a restart, with the tokens in the store unreadable without the state key', async () => {

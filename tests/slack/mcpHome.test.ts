@@ -11,7 +11,7 @@ import { freePort } from '../fakes/freePort.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
 import { listenForSignIns, type OAuthMcp, startOAuthMcp, trackerConfig } from '../mcp/oauthServer.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
-import { ALICE, BOB, CHANNEL, DM, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { ALICE, approvalIdOf, BOB, CHANNEL, DM, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;
@@ -48,9 +48,17 @@ async function nextLink(user: string): Promise<string> {
   return (/https?:\/\/\S+\/authorize\?\S+/.exec(note.text)?.[0] ?? '').replaceAll('&amp;', '&');
 }
 
-async function completeSignIn(link: string, login: string): Promise<void> {
+/** The browser signs in as `login`; the page shows a code, and `user` confirms that code on the thread's question. */
+async function completeSignIn(link: string, login: string, user: string, threadTs: string): Promise<void> {
   const authorize = await fetch(`${link}&login=${login}`, { redirect: 'manual' });
-  expect((await fetch(authorize.headers.get('location') ?? '')).status).toBe(200);
+  const page = await fetch(authorize.headers.get('location') ?? '');
+  expect(page.status).toBe(200);
+  const code = /(\d{3}-\d{3})/.exec(await page.text())?.[1] ?? 'no code';
+  const question = await slack.waitFor(
+    () => slack.thread(CHANNEL, threadTs).find((message) => JSON.stringify(message.blocks ?? []).includes(`the code is ${code}`) && JSON.stringify(message.blocks ?? []).includes('hitl_yes_once')),
+    { what: `the sign-in confirmation for ${user}` },
+  );
+  await bot.sender.click({ user, channel: CHANNEL, messageTs: question.ts, threadTs, actionId: 'hitl_yes_once', value: approvalIdOf(question) });
 }
 
 /** A mention in the channel that makes the model call whoami; resolves with the tool's result once answered. */
@@ -59,7 +67,7 @@ async function whoami(user: string, signInAs?: string): Promise<string> {
   anthropic.setBrain(stepsBrain([toolUseReply('mcp__tracker__whoami', {}, { text: 'Checking.' }), textReply(`checked ${user}`)], seen));
   const ts = bot.sender.nextTs();
   await bot.sender.mention({ channel: CHANNEL, user, ts, text: `<@${slack.info.botUserId}> who am I in the tracker?` });
-  if (signInAs !== undefined) await completeSignIn(await nextLink(user), signInAs);
+  if (signInAs !== undefined) await completeSignIn(await nextLink(user), signInAs, user, ts);
   await waitForReply(slack, CHANNEL, ts, new RegExp(`checked ${user}`));
   return seen[0] ?? '';
 }
@@ -76,7 +84,7 @@ describe('Slack App Home: connected MCP accounts', () => {
     anthropic.setBrain(stepsBrain([toolUseReply('mcp__tracker__connect', {}, { text: 'Connecting.' }), textReply('connected')], []));
     const first = bot.sender.nextTs();
     await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts: first, text: `<@${slack.info.botUserId}> connect the tracker` });
-    await completeSignIn(await nextLink(ALICE), 'alice');
+    await completeSignIn(await nextLink(ALICE), 'alice', ALICE, first);
     await waitForReply(slack, CHANNEL, first, /connected/);
     expect(await whoami(BOB, 'bob')).toBe('account: bob');
 
