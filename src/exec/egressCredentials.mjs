@@ -138,6 +138,31 @@ export function answerer(response) {
 }
 
 /**
+ * Passes an upstream's answer on to the client, without the headers named in `drop`. A status a response cannot carry
+ * (`HTTP/1.1 000`) or headers a proxy cannot write make a 502 instead.
+ * @param {http.IncomingMessage} reply @param {http.ServerResponse} response
+ * @param {(status: number, text: string) => void} answer @param {string} where @param {readonly string[]} drop
+ */
+export function relayReply(reply, response, answer, where, drop) {
+  const status = reply.statusCode ?? 0;
+  if (status < 100 || status > 999) {
+    reply.destroy();
+    answer(502, `${where} answered an invalid status (${status})\n`);
+    return;
+  }
+  try {
+    const headers = drop.length === 0 ? reply.headers : Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !drop.includes(name)));
+    response.writeHead(status, reply.statusMessage, headers);
+  } catch {
+    reply.destroy();
+    answer(502, `${where} answered headers a proxy cannot pass on\n`);
+    return;
+  }
+  reply.on('error', () => response.destroy());
+  reply.pipe(response);
+}
+
+/**
  * Pipes a request's body upstream; with credentials, through a guard that stops it (and the upstream request) before
  * a placeholder meant for another host leaves.
  * @param {http.IncomingMessage} request @param {http.ClientRequest} upstream
@@ -186,19 +211,8 @@ export function terminatedServer(settings, credentials, termination, hooks) {
     try {
       const upstream = forwardTls(target, request, injectedHeaders(request.headers, credentialsFor(credentials, target.host), hooks.hopByHop), termination, agent);
       upstream.setTimeout(settings.idleMs, () => upstream.destroy(new Error('timeout')));
-      upstream.once('response', (reply) => {
-        try {
-          // The client's connection is its own: the upstream's hop-by-hop headers (keep-alive) are not passed on.
-          const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !hooks.hopByHop.includes(name)));
-          response.writeHead(reply.statusCode ?? 502, reply.statusMessage, headers);
-        } catch {
-          reply.destroy();
-          answer(502, `${where} answered headers a proxy cannot pass on\n`);
-          return;
-        }
-        reply.on('error', () => response.destroy());
-        reply.pipe(response);
-      });
+      // The client's connection is its own: the upstream's hop-by-hop headers (keep-alive) are not passed on.
+      upstream.once('response', (reply) => relayReply(reply, response, answer, where, hooks.hopByHop));
       // An upstream certificate the system store does not vouch for is named here (the client saw our leaf).
       upstream.once('error', (/** @type {NodeJS.ErrnoException} */ error) => answer(502, `${where}: ${error.code ?? error.message}\n`));
       request.on('error', () => upstream.destroy());

@@ -9,7 +9,7 @@ import { chmodSync, chownSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { addressPolicy } from './addressPolicy.mjs';
-import { answerer, credentialsFor, leakIn, pipeGuarded, requestHead, terminate, terminatedServer } from './egressCredentials.mjs';
+import { answerer, credentialsFor, leakIn, pipeGuarded, relayReply, requestHead, terminate, terminatedServer } from './egressCredentials.mjs';
 
 /**
  * @typedef {object} RunSettings
@@ -235,24 +235,7 @@ export async function startRunProxy(socketPath, settings, onRefused, secrets = {
       });
       upstream.on('socket', track);
       upstream.once('timeout', () => upstream.destroy(new Error('timeout')));
-      upstream.once('response', (reply) => {
-        const status = reply.statusCode ?? 0;
-        // An upstream that answers `HTTP/1.1 000` (or any status a response cannot carry) is a bad gateway.
-        if (status < 100 || status > 999) {
-          reply.destroy();
-          answer(502, `${where} answered an invalid status (${status})\n`);
-          return;
-        }
-        try {
-          response.writeHead(status, reply.statusMessage, reply.headers);
-        } catch {
-          reply.destroy();
-          answer(502, `${where} answered headers a proxy cannot pass on\n`);
-          return;
-        }
-        reply.on('error', () => response.destroy());
-        reply.pipe(response);
-      });
+      upstream.once('response', (reply) => relayReply(reply, response, answer, where, []));
       upstream.once('error', (/** @type {NodeJS.ErrnoException} */ error) => answer(502, `${where}: ${error.code ?? error.message}\n`));
       request.on('error', () => upstream.destroy());
       response.once('close', () => upstream.destroy());
