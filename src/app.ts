@@ -26,6 +26,7 @@ import {
   isPendingApproval,
   keyFolder,
   loadStateKey,
+  routineGrantChat,
 } from './approvals/index.ts';
 import { loadEgressCa } from './exec/egressCa.ts';
 import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
@@ -227,6 +228,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     timezoneOf: (worldId) => worldSettings(config, worldId).timezone,
     followupsPerChat: config.routines.followupsPerChat,
     logger,
+    forgetGrants: (id) => grants.revoke({ chatId: routineGrantChat(id) }),
   });
   const engine = new Engine({
     config,

@@ -19,6 +19,11 @@ const VERDICTS: Record<ApprovalOption, string> = {
 
 const CUSTOM_ID_MAX = 100;
 
+/** A routine's run offers "for this routine" (a grant for its every run) where a thread's offers "for this thread". */
+function buttonLabel(record: ApprovalRecord, option: ApprovalOption): string {
+  return option === 'yes_in_session' && record.routineId !== undefined ? 'Allow for this routine' : BUTTONS[option].label;
+}
+
 /** `hitl:<approvalId>:<option>` (shared/DESIGN.md, beside this repository); Discord caps custom_id at 100 characters. */
 export function customId(approvalId: string, option: ApprovalOption): string {
   const id = `hitl:${approvalId}:${option}`;
@@ -60,7 +65,7 @@ function compose(record: ApprovalRecord, head: string, foot: string): { content:
 export function questionMessage(record: ApprovalRecord): MessageBody {
   const head = `🔐 **Approval needed:** ${escapeMarkdown(record.title)}`;
   const deadline = Math.floor(record.expiresAt / 1000);
-  const fallback = BUTTONS[record.defaultOption].label;
+  const fallback = buttonLabel(record, record.defaultOption);
   const foot =
     record.answerers === undefined
       ? `<@${record.requesterId}>, run this? Without an answer <t:${deadline}:R>, the choice is **${fallback}**.`
@@ -76,7 +81,7 @@ export function questionMessage(record: ApprovalRecord): MessageBody {
         components: record.options.map((option) => ({
           type: ComponentType.Button,
           custom_id: customId(record.id, option),
-          label: BUTTONS[option].label,
+          label: buttonLabel(record, option),
           style: BUTTONS[option].style,
         })),
       },
@@ -87,8 +92,11 @@ export function questionMessage(record: ApprovalRecord): MessageBody {
 
 /** Why a resolution happened, in words. */
 export function describeOutcome(record: ApprovalRecord): string {
-  const verdict = VERDICTS[record.option ?? record.defaultOption];
   const by = record.decidedBy ?? '';
+  const option = record.option ?? record.defaultOption;
+  // Only the owner's answer is kept for the routine's later runs (gate.ts).
+  const routineVerdict = by === record.requesterId ? '✅ **Approved for this routine**' : "✅ **Approved for this run** (only the routine's owner can approve it for the routine)";
+  const verdict = option === 'yes_in_session' && record.routineId !== undefined ? routineVerdict : VERDICTS[option];
   if (record.repicked !== undefined) return repickedText(record.repicked);
   if (!by.startsWith(SYSTEM_DECIDER_PREFIX) && by !== '') return `${verdict} by <@${by}>.`;
   switch (record.outcome) {

@@ -26,6 +26,11 @@ const BUTTON_LABELS: Record<ApprovalOption, string> = {
   no: 'No',
 };
 
+/** A routine's run offers "for this routine" (a grant for its every run) where a thread's offers "for this thread". */
+function buttonLabel(record: ApprovalRecord, option: ApprovalOption): string {
+  return option === 'yes_in_session' && record.routineId !== undefined ? 'Yes, for this routine' : BUTTON_LABELS[option];
+}
+
 /** Slack refuses a section whose text is longer. */
 const SECTION_LIMIT = 3000;
 
@@ -94,7 +99,7 @@ export function approvalBlocks(record: ApprovalRecord): SlackBlock[] {
   const buttons: types.Button[] = record.options.map((option) => ({
     type: 'button',
     action_id: APPROVAL_ACTION_IDS[option],
-    text: { type: 'plain_text', text: BUTTON_LABELS[option] },
+    text: { type: 'plain_text', text: buttonLabel(record, option) },
     value: record.id,
     ...(option === 'yes_once' ? { style: 'primary' as const } : option === 'no' ? { style: 'danger' as const } : {}),
   }));
@@ -105,7 +110,7 @@ export function approvalBlocks(record: ApprovalRecord): SlackBlock[] {
       elements: [
         {
           type: 'mrkdwn',
-          text: `${record.answerers === undefined ? `Only ${person(record.requesterId)} or this channel's approvers can answer` : "Only this channel's installers can answer"}. No answer by ${deadline(record)} counts as *${BUTTON_LABELS[record.defaultOption]}*.`,
+          text: `${record.answerers === undefined ? `Only ${person(record.requesterId)} or this channel's approvers can answer` : "Only this channel's installers can answer"}. No answer by ${deadline(record)} counts as *${buttonLabel(record, record.defaultOption)}*.`,
         },
       ],
     },
@@ -122,7 +127,11 @@ export function outcomeText(record: ApprovalRecord): string {
     case 'yes_once':
       return `:white_check_mark: Approved once by ${person(by)}.`;
     case 'yes_in_session':
-      return `:white_check_mark: Approved for this thread by ${person(by)}.`;
+      if (record.routineId === undefined) return `:white_check_mark: Approved for this thread by ${person(by)}.`;
+      // Only the owner's answer is kept for the routine's later runs (gate.ts).
+      return by === record.requesterId
+        ? `:white_check_mark: Approved for this routine by ${person(by)}.`
+        : `:white_check_mark: Approved for this run by ${person(by)} (only the routine's owner can approve it for the routine).`;
     case 'no':
       if (record.repicked !== undefined) return repickedText(record.repicked);
       return system ? ':no_entry_sign: Nobody could be asked, so the default (no) applied: not run.' : `:no_entry_sign: Declined by ${person(by)}: not run.`;

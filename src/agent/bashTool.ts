@@ -51,6 +51,7 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
       timeoutMs: turn.settings.approvalTimeoutMs,
       turnId: turn.turnId,
       resumeKey: turn.nextApprovalKey(),
+      ...(turn.routineId === undefined ? {} : { routineId: turn.routineId }),
     },
   );
   if (!decision.allowed) {

@@ -155,6 +155,7 @@ export class Engine {
       worldId: message.worldId,
       chatId: message.chatId,
       requesterId: message.userId,
+      ...(message.origin?.kind === 'routine' ? { routineId: message.origin.id } : {}),
       settings,
       mcpServers: this.deps.mcp?.serversFor(settings.mcp).map((server) => server.name) ?? [],
       snapshot,

@@ -85,6 +85,7 @@ export async function authorizeSkillCode(deps: ToolDeps, turn: TurnContext, skil
       timeoutMs: turn.settings.approvalTimeoutMs,
       turnId: turn.turnId,
       resumeKey: turn.nextApprovalKey(),
+      ...(turn.routineId === undefined ? {} : { routineId: turn.routineId }),
     },
   );
 }

@@ -39,6 +39,8 @@ export interface TurnContext {
   worldId: string;
   chatId: string;
   requesterId: string;
+  /** Set on a routine's run (IncomingMessage.origin): approvals offer "yes for this routine" (AuthorizeInput.routineId). */
+  routineId?: string;
   settings: WorldSettings;
   /** The MCP servers this world may use (configured and in its `mcp` list), by name; absent: none. */
   mcpServers?: readonly string[];

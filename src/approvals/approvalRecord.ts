@@ -67,6 +67,7 @@ export function newApprovalRecord(input: ApprovalRequestInput, createdAt: number
     ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
     ...(input.answerers === undefined ? {} : { answerers: [...input.answerers] }),
     ...(input.picks === undefined ? {} : { picks: { choices: [...input.picks.choices], picked: [...input.picks.picked] } }),
+    ...(input.routineId === undefined ? {} : { routineId: input.routineId }),
   };
 }
 
@@ -111,7 +112,8 @@ export function sameQuestion(record: ApprovalRecord, input: ApprovalRequestInput
     record.options.join(',') === (input.options ?? APPROVAL_OPTIONS).join(',') &&
     record.defaultOption === (input.defaultOption ?? 'no') &&
     JSON.stringify(record.answerers) === JSON.stringify(input.answerers) &&
-    JSON.stringify(record.picks) === JSON.stringify(input.picks)
+    JSON.stringify(record.picks) === JSON.stringify(input.picks) &&
+    record.routineId === input.routineId
   );
 }
 
@@ -139,6 +141,11 @@ export function decisionFields(record: ApprovalRecord): Record<string, unknown> 
  * reference, the instance awaiting it).
  */
 export function pendingFields(record: ApprovalRecord): Record<string, unknown> {
-  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers, picks } = record;
-  return { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, ...(answerers === undefined ? {} : { answerers }), ...(picks === undefined ? {} : { picks }) };
+  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers, picks, routineId } = record;
+  return {
+    id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey,
+    ...(answerers === undefined ? {} : { answerers }),
+    ...(picks === undefined ? {} : { picks }),
+    ...(routineId === undefined ? {} : { routineId }),
+  };
 }

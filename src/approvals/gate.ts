@@ -2,7 +2,7 @@
 import { SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
 import type { ApprovalRuntime } from './approvals.ts';
 import type { AuditLog } from './audit.ts';
-import { grantKey, type Grants } from './grants.ts';
+import { grantKey, routineGrantChat, type Grants } from './grants.ts';
 import { APPROVAL_OPTIONS, type ApprovalItem, type ApprovalOption, type ApprovalOutcome } from './types.ts';
 import { visible } from '../text/visible.ts';
 
@@ -31,9 +31,21 @@ export interface AuthorizeInput {
    * The question in the caller's words (an MCP tool call's card, src/mcp/approvalCard.ts) instead of a skill's;
    * `grant` is what "yes for this thread" would cover, absent when the options leave it out.
    */
-  question?: (grant: { requesterId: string; ttlMs: number } | undefined) => { title: string; body: string };
+  question?: (grant: GrantCover | undefined) => { title: string; body: string };
   /** The options offered (default all three); an MCP tool that needs a person each time leaves out yes_in_session. */
   options?: readonly ApprovalOption[];
+  /**
+   * The turn is this routine's run (IncomingMessage.origin): yes_in_session is "yes for this routine", a grant
+   * keyed by the routine instead of the run's thread, created only by the owner's (the requester's) own answer.
+   */
+  routineId?: string;
+}
+
+/** What "yes for this thread" (or "for this routine") would cover; the card says it. */
+export interface GrantCover {
+  requesterId: string;
+  ttlMs: number;
+  routineId?: string;
 }
 
 /** Why code did not run. */
@@ -85,11 +97,12 @@ function itemLines(item: ApprovalItem): string[] {
 export function formatApprovalBody(
   skill: { id: string; hash: string },
   items: readonly ApprovalItem[],
-  grant?: { requesterId: string; ttlMs: number },
+  grant?: GrantCover,
   subject: 'skill' | 'shell' = 'skill',
 ): string {
+  if (grant?.routineId !== undefined) return [...questionLines(skill, items, subject), routineGrantSentence(skill, grant.routineId, grant, subject)].join('\n');
   if (subject === 'shell') {
-    const lines = ["Claude wants to run a shell command in this thread's workspace (/workspace), in the sandbox:", ...items.flatMap(itemLines)];
+    const lines = questionLines(skill, items, subject);
     if (grant !== undefined) {
       lines.push(
         `"Yes, for this thread" covers every shell command Claude runs in this thread for ${grant.requesterId}, until ` +
@@ -98,7 +111,7 @@ export function formatApprovalBody(
     }
     return lines.join('\n');
   }
-  const lines = [`Skill ${visible(skill.id)} (content ${shortHash(skill.hash)}) wants to run:`, ...items.flatMap(itemLines)];
+  const lines = questionLines(skill, items, subject);
   if (grant !== undefined) {
     lines.push(
       `"Yes, for this thread" covers runs of ${visible(skill.id)} at this version (content ${shortHash(skill.hash)}) asked by ` +
@@ -107,6 +120,23 @@ export function formatApprovalBody(
     );
   }
   return lines.join('\n');
+}
+
+function questionLines(skill: { id: string; hash: string }, items: readonly ApprovalItem[], subject: 'skill' | 'shell'): string[] {
+  const head = subject === 'shell'
+    ? "Claude wants to run a shell command in this thread's workspace (/workspace), in the sandbox:"
+    : `Skill ${visible(skill.id)} (content ${shortHash(skill.hash)}) wants to run:`;
+  return [head, ...items.flatMap(itemLines)];
+}
+
+/** What "Yes, for this routine" covers: every later run of the routine, for the same bytes, owner's answer only. */
+function routineGrantSentence(skill: { id: string; hash: string }, routineId: string, grant: GrantCover, subject: 'skill' | 'shell'): string {
+  const what = subject === 'shell' ? 'every shell command Claude runs' : `runs of ${visible(skill.id)} at this version (content ${shortHash(skill.hash)})`;
+  return (
+    `"Yes, for this routine" covers ${what} in every run of routine ${visible(routineId)} (each in its own thread), ` +
+    `until ${formatDuration(grant.ttlMs)} after the answer or until the routine is removed. Only its owner ${grant.requesterId} can give it; ` +
+    `${subject === 'shell' ? '' : 'any change to its files asks again; '}an approver's "yes" here counts for this run only.`
+  );
 }
 
 function formatDuration(ms: number): string {
@@ -137,7 +167,8 @@ export function notRunSentence(outcome: DeniedOutcome, decidedBy?: string, timeo
 export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<AuthorizeResult> {
   const { approvals, grants, audit } = deps;
   const now = deps.now ?? Date.now;
-  const key = grantKey(input.worldId, input.chatId, input.skill.id, input.skill.hash, input.requesterId);
+  const grantChat = input.routineId === undefined ? input.chatId : routineGrantChat(input.routineId);
+  const key = grantKey(input.worldId, grantChat, input.skill.id, input.skill.hash, input.requesterId);
   const turn = input.turnId === undefined ? {} : { turnId: input.turnId };
   const grant = await grants.get(key);
   if (grant !== undefined) {
@@ -159,7 +190,9 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
 
   // The runtime writes the audit record of the decision (including ones nobody awaits, such as restart expiry).
   const options = input.options ?? APPROVAL_OPTIONS;
-  const grantCovers = options.includes('yes_in_session') ? { requesterId: input.requesterId, ttlMs: grants.ttlMs } : undefined;
+  const grantCovers: GrantCover | undefined = options.includes('yes_in_session')
+    ? { requesterId: input.requesterId, ttlMs: grants.ttlMs, ...(input.routineId === undefined ? {} : { routineId: input.routineId }) }
+    : undefined;
   const asked = input.question?.(grantCovers);
   const ask = () => approvals.request({
     worldId: input.worldId,
@@ -175,6 +208,7 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
     items: input.items,
     ...turn,
     ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
+    ...(input.routineId === undefined ? {} : { routineId: input.routineId }),
   });
   let record = await ask();
   // A "yes, once" covers one run: marked in the store before it starts. When a run under it had started already
@@ -207,6 +241,8 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
     });
     return { allowed: false, outcome: 'expired', approvalId: record.id, decidedBy: SYSTEM_DECIDERS.integrity };
   }
-  if (outcome === 'yes_in_session') await grants.add(key, record.decidedBy ?? record.requesterId);
+  // A routine runs unattended on its owner's word: only the owner's own "for this routine" outlives the run.
+  const grantable = input.routineId === undefined || record.decidedBy === input.requesterId;
+  if (outcome === 'yes_in_session' && grantable) await grants.add(key, record.decidedBy ?? record.requesterId);
   return { allowed: true, outcome, skillHash: record.skillHash, ...decided };
 }

@@ -69,6 +69,14 @@ export function grantKey(worldId: string, chatId: string, skillId: string, skill
   };
 }
 
+/**
+ * The chat a "yes for this routine" grant is kept under in place of a thread: every run of the routine (each in
+ * a new thread) finds it; removing the routine revokes it (`revoke({ chatId: routineGrantChat(id) })`).
+ */
+export function routineGrantChat(routineId: string): string {
+  return `routine:${routineId}`;
+}
+
 function listPrefix(filter: { worldId?: string; chatId?: string }): string {
   if (filter.worldId === undefined) return '';
   if (filter.chatId === undefined) return `${enc(filter.worldId)}/`;

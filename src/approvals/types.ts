@@ -54,6 +54,11 @@ export interface ApprovalRequestInput {
    * covers. People may pick others (ApprovalRuntime.replace); the asker then asks anew for exactly those.
    */
   picks?: ApprovalPicks;
+  /**
+   * A routine's run (src/routines): its `yes_in_session` is "Yes, for this routine", a grant for every run of
+   * that routine, not for the run's thread.
+   */
+  routineId?: string;
 }
 
 export interface ApprovalPicks {
@@ -106,6 +111,8 @@ export interface ApprovalRecord {
   answerers?: string[];
   /** See ApprovalRequestInput.picks (sealed with the question). */
   picks?: ApprovalPicks;
+  /** See ApprovalRequestInput.routineId (sealed with the question). */
+  routineId?: string;
   /** Set when replaced by a pick (decidedBy `system:replaced`): who picked what (sealed with the decision). */
   repicked?: { by: string; picked: string[] };
 }

@@ -38,7 +38,7 @@ export function argumentsBlock(args: Record<string, unknown>): string[] {
 export function mcpQuestion(
   entry: McpToolEntry,
   args: Record<string, unknown>,
-  grant: { requesterId: string; ttlMs: number } | undefined,
+  grant: { requesterId: string; ttlMs: number; routineId?: string } | undefined,
   changed?: readonly string[],
 ): { title: string; body: string } {
   const title = entry.title === undefined ? '' : ` ("${visible(entry.title)}")`;
@@ -52,7 +52,13 @@ export function mcpQuestion(
   const hints = hintWords(entry.annotations);
   lines.push(hints === undefined ? 'The server says nothing of what this tool does to its data.' : `The server says of this tool (its own claim, not checked): ${hints}.`);
   if (entry.requiresUserInteraction) lines.push('The server asks that a person approve every call of this tool, so there is no "for this thread" answer.');
-  if (grant !== undefined) {
+  if (grant?.routineId !== undefined) {
+    lines.push(
+      `"Yes, for this routine" covers calls of ${visible(entry.fullName)} with any arguments in every run of routine ${visible(grant.routineId)} ` +
+        `(each in its own thread), until ${duration(grant.ttlMs)} after the answer or until the routine is removed, while the server describes the tool as it does now. ` +
+        `Only its owner ${grant.requesterId} can give it; an approver's "yes" here counts for this run only. Another tool or a changed one asks again.`,
+    );
+  } else if (grant !== undefined) {
     lines.push(
       `"Yes, for this thread" covers calls of ${visible(entry.fullName)} asked by ${grant.requesterId}, in this thread only, with any arguments, ` +
         `until ${duration(grant.ttlMs)} after the answer, while the server describes the tool as it does now. Another tool, a changed one, or a request by someone else, asks again.`,

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
-import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence } from '../approvals/index.ts';
+import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence, routineGrantChat } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { mcpQuestion } from './approvalCard.ts';
 import { skipsApproval } from './config.ts';
@@ -32,6 +32,8 @@ export interface CallTurn {
   worldId: string;
   chatId: string;
   requesterId: string;
+  /** A routine's run: its grants are the routine's (AuthorizeInput.routineId). */
+  routineId?: string;
   approvalTimeoutMs: number;
   mcpNoApproval: readonly string[];
   signal: AbortSignal;
@@ -89,7 +91,7 @@ export async function callMcpTool(
   const definition = definitionOf(entry);
   const subject = grantSubject(entry.server, entry.tool);
   const skill = { id: subject, hash: definitionHash(definition) };
-  const key = definitionKey(turn.worldId, turn.chatId, subject, turn.requesterId);
+  const key = definitionKey(turn.worldId, turn.routineId === undefined ? turn.chatId : routineGrantChat(turn.routineId), subject, turn.requesterId);
   const changed = deps.definitions.changes(key, definition);
   let decision: { approvalId?: string; decidedBy?: string; outcome: string } = { outcome: 'not_asked' };
   // A tool its server says needs a person every time is asked even where the world lists it in mcpNoApproval.
@@ -107,6 +109,7 @@ export async function callMcpTool(
         turnId: turn.turnId,
         resumeKey: turn.nextApprovalKey(),
         question: (grant) => mcpQuestion(entry, args, grant, changed),
+        ...(turn.routineId === undefined ? {} : { routineId: turn.routineId }),
         ...(entry.requiresUserInteraction ? { options: ['yes_once', 'no'] as const } : {}),
       },
     );

@@ -25,6 +25,8 @@ export interface RoutineRulesDeps {
   timezoneOf(worldId: string): string;
   followupsPerChat: number;
   logger: Logger;
+  /** Revokes the routine's "yes for this routine" grants (Grants.revoke of routineGrantChat(id)): they die with it. */
+  forgetGrants?(routineId: string): Promise<unknown>;
 }
 
 /** Short, readable ids people type: `r-` and 8 hex digits (routines), `f-` (follow-ups). */
@@ -116,9 +118,17 @@ export class RoutineRules {
     });
     if (outcome.ok) {
       this.logChange(CHANGED[change], outcome.value, by);
-      if (change === 'remove') await this.deps.book.forget(id).catch(() => undefined);
+      if (change === 'remove') {
+        await this.deps.book.forget(id).catch(() => undefined);
+        await this.forgetGrants(id);
+      }
     } else this.deps.logger.info({ decision: 'routine_change_refused', id, by, change }, 'routine decision');
     return outcome;
+  }
+
+  /** A store failure here is logged, not the person's: the grants still lapse at their TTL. */
+  private async forgetGrants(id: string): Promise<void> {
+    await this.deps.forgetGrants?.(id).catch((error: unknown) => this.deps.logger.warn({ err: error, id }, "revoking a removed routine's grants failed"));
   }
 
   private nextOf(routine: Routine, now: number): { next?: number } {

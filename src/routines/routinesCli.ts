@@ -1,5 +1,6 @@
 // `skillbot routines list|add|remove --world ID`: the operator's view and hands (they act as an admin).
 import { parseArgs } from 'node:util';
+import { createGrants, routineGrantChat } from '../approvals/index.ts';
 import { type Config, worldSettings } from '../config/config.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
@@ -24,6 +25,7 @@ export async function runRoutinesCli(args: string[], deps: { config: Config; sto
     timezoneOf: (worldId) => worldSettings(deps.config, worldId).timezone,
     followupsPerChat: deps.config.routines.followupsPerChat,
     logger: deps.logger,
+    forgetGrants: (id) => createGrants(deps.store).revoke({ chatId: routineGrantChat(id) }),
   });
   if (sub === 'list') {
     const [views, { hooks }] = await Promise.all([rules.list(values.world), book.read()]);

@@ -68,6 +68,25 @@ describe('authorize: may this skill code run now?', () => {
     expect(shown?.body).not.toContain(HASH);
   });
 
+  it("on a routine's run, only the owner's yes_in_session makes a grant, and it is the routine's, not the thread's", async () => {
+    approvals = new ApprovalRuntime({ store, audit, approversFor: () => ['U-approver'] });
+    approvals.addPresenter('slack', slack);
+    const run = runOf({ routineId: 'r-0000abcd' });
+    const decision = authorize({ approvals, grants, audit }, run);
+    await vi.waitFor(() => expect(slack.presented).toHaveLength(1));
+    expect(slack.presented[0]?.routineId).toBe('r-0000abcd');
+    expect(slack.presented[0]?.body).toContain('"Yes, for this routine" covers runs of pdf-tools');
+    await approvals.respond({ worldId: WORLD, approvalId: slack.presented[0]!.id, option: 'yes_in_session', userId: 'U-approver' });
+    expect(await decision).toMatchObject({ allowed: true, outcome: 'yes_in_session', decidedBy: 'U-approver' });
+    expect(await grants.list()).toEqual([]);
+    // The owner's answer is kept for every run of the routine, whatever its thread.
+    await authorizeAnswering('yes_in_session', run);
+    expect(await grants.has(grantKey(WORLD, 'routine:r-0000abcd', 'pdf-tools', HASH, 'U-alice'))).toBe(true);
+    expect(await grants.has(grantKey(WORLD, CHAT, 'pdf-tools', HASH, 'U-alice'))).toBe(false);
+    expect(await authorize({ approvals, grants, audit }, { ...run, chatId: `${WORLD}/1700000999.0001` })).toMatchObject({ allowed: true, outcome: 'granted' });
+    expect(slack.presented).toHaveLength(2);
+  });
+
   it('yes_once allows this run only: the next run asks again', async () => {
     await authorizeAnswering('yes_once');
     await authorizeAnswering('no');

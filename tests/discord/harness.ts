@@ -66,7 +66,10 @@ export interface DiscordSetup {
  * The set-up most Discord test files share: before their tests, the Discord and Anthropic fakes with two people,
  * a skills folder and a bot between them, handed to `use`; after them, all stopped.
  */
-export function useDiscordBot(use: (setup: DiscordSetup) => void, options: { discord?: FakeDiscordOptions; anthropic?: FakeAnthropicOptions } = {}): void {
+export function useDiscordBot(
+  use: (setup: DiscordSetup) => void,
+  options: { discord?: FakeDiscordOptions; anthropic?: FakeAnthropicOptions; env?: Record<string, string> } = {},
+): void {
   const setup: Partial<DiscordSetup> = {};
   beforeAll(async () => {
     const discord = (setup.discord = await startFakeDiscord(options.discord));
@@ -74,7 +77,7 @@ export function useDiscordBot(use: (setup: DiscordSetup) => void, options: { dis
     const skills = (setup.skills = await makeSkillsDir());
     setup.alice = discord.addUser('alice');
     setup.bob = discord.addUser('bob');
-    setup.bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot });
+    setup.bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot, env: options.env });
     use(setup as DiscordSetup);
   });
   afterAll(async () => {

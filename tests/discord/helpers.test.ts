@@ -49,6 +49,16 @@ describe('Discord adapter helpers', () => {
     expect(describeOutcome({ ...record, status: 'resolved', outcome: 'timeout', option: 'no', decidedBy: 'system:timeout' })).toBe('⛔ **Not run**: nobody answered in time.');
   });
 
+  it("a routine's card offers and reports \"for this routine\" (the owner's answer) or \"for this run\" (an approver's), same custom ids", () => {
+    const routine = { ...record, routineId: 'r-0000abcd' };
+    const buttons = JSON.stringify(questionMessage(routine).components);
+    expect(buttons).toContain('"label":"Allow for this routine"');
+    expect(buttons).toContain(`"custom_id":"hitl:${record.id}:yes_in_session"`);
+    const decided = { ...routine, status: 'resolved' as const, outcome: 'yes_in_session' as const, option: 'yes_in_session' as const };
+    expect(describeOutcome({ ...decided, decidedBy: '42' })).toBe('✅ **Approved for this routine** by <@42>.');
+    expect(describeOutcome({ ...decided, decidedBy: '77' })).toBe("✅ **Approved for this run** (only the routine's owner can approve it for the routine) by <@77>.");
+  });
+
   it('names threads from the first line of the question, without mentions, at most 80 characters', () => {
     expect(threadName('\n  <@123> deploy   the app\nsecond line', 'fallback')).toBe('deploy the app');
     expect(threadName('<@123>', 'fallback')).toBe('fallback');
