@@ -6,6 +6,7 @@ import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { createHistory } from './chats/history.ts';
 import { TurnStops } from './chats/stop.ts';
+import { parseWorldId } from './chats/ids.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import { ChatWorkspaces } from './workspace/chatWorkspaces.ts';
 import { manifestSeal } from './workspace/manifestSeal.ts';
@@ -302,7 +303,14 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     instanceId,
     stateKey: stateKey.secret,
     audit,
-    accept: (message, keys) => dispatcher.accept(message, keys),
+    // A run, follow-up or delivery is the owner's turn: their access and limits apply, as if they had asked.
+    accept: async (message, keys) => {
+      const admission = await access.admitScheduled(message.worldId, message.userId, keys[0] ?? message.chatId);
+      if (admission.kind === 'allowed') return dispatcher.accept(message, keys);
+      const port = dispatcher.port(parseWorldId(message.worldId).platform);
+      await port?.tellPrivately?.(message.chatId, message.userId, admission.note).catch((error: unknown) => logger.warn({ err: error, chatId: message.chatId }, 'telling a routine\'s owner why it did not run failed'));
+      return 'denied';
+    },
     port: (platform) => dispatcher.port(platform),
     logger: logger.child({ part: 'routines' }),
     metrics,

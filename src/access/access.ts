@@ -148,6 +148,16 @@ export class Access {
     return { kind: 'allowed' };
   }
 
+  /**
+   * A turn the bot starts on its owner's behalf (a routine's run, a follow-up, a webhook delivery): the owner's
+   * access and limits apply as if they had asked, counted under the run's key.
+   */
+  async admitScheduled(worldId: string, ownerId: string, key: string): Promise<Extract<Admission, { kind: 'allowed' | 'refused' | 'limited' }>> {
+    const checked = await this.check(worldId, ownerId, 'scheduled turn');
+    if (!checked.allowed) return { kind: 'refused', note: checked.note };
+    return this.admitTurn(worldId, ownerId, key);
+  }
+
   /** The platform as a turn sees it, whose context reads leave out what people refused here wrote. */
   filterContext(platform: TurnPlatform, worldId: string): TurnPlatform {
     if (platform.readContext === undefined) return platform;

@@ -2,18 +2,18 @@
 // oversize body or a burst past the rate start nothing.
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import type { AuditLog } from '../approvals/index.ts';
-import type { AcceptResult } from '../chats/dispatcher.ts';
 import type { IncomingMessage } from '../chats/platform.ts';
 import { logRoutineDecision } from '../ops/decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { deliveryText, HOOK_HEADERS, type HookRules } from './hooks.ts';
+import type { RoutineAccept } from './runs.ts';
 
 export const HOOKS_PATH = '/hooks/';
 
 export interface HookEndpointDeps {
   hooks: HookRules;
-  accept(message: IncomingMessage, keys: string[]): Promise<AcceptResult>;
+  accept(message: IncomingMessage, keys: string[]): Promise<RoutineAccept>;
   audit: AuditLog;
   maxBytes: number;
   ratePerMinute: number;
@@ -101,6 +101,7 @@ export function hookHandler(deps: HookEndpointDeps): (req: HttpRequest, res: Ser
     count(hook.worldId, accepted);
     if (accepted === 'refused') return answer(res, 503, 'the bot could not take it now; deliver it again');
     if (accepted === 'duplicate') return answer(res, 200, 'already delivered');
+    if (accepted === 'denied') return answer(res, 403, 'the hook\'s owner may not start work here now (access or limits); they were told why');
     logRoutineDecision(deps.logger, { decision: 'hook_delivery', id: hook.id, kind: 'hook', worldId: hook.worldId, by: hook.owner, chatId: hook.chatId, detail: `${event} ${deliveryId}` });
     answer(res, 202, 'accepted');
   };

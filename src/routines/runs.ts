@@ -12,12 +12,15 @@ import type { RoutineBook } from './book.ts';
 import { localTime } from './clock.ts';
 import type { Routine } from './records.ts';
 
+/** `denied`: the owner may not start work here now (their access or limits); nothing was queued. */
+export type RoutineAccept = AcceptResult | 'denied';
+
 export interface RunDeps {
   store: Store;
   book: RoutineBook;
   instanceId: string;
   /** The dispatcher's accept: the run's turn is queued like any message (its key makes a second accept a no-op). */
-  accept(message: IncomingMessage, keys: string[]): Promise<AcceptResult>;
+  accept(message: IncomingMessage, keys: string[]): Promise<RoutineAccept>;
   port(platform: string): PlatformPort | undefined;
   logger: Logger;
   metrics?: Metrics;
@@ -31,7 +34,7 @@ interface TickClaim {
   chatId?: string;
 }
 
-export type RunOutcome = 'started' | 'elsewhere' | 'failed';
+export type RunOutcome = 'started' | 'denied' | 'elsewhere' | 'failed';
 
 export const tickKey = (routine: Routine, tick: number) => `routine-tick:${routine.id}:${tick}`;
 
@@ -76,6 +79,13 @@ export async function runAtTick(deps: RunDeps, routine: Routine, tick: number, c
     const accepted = await deps.accept(message, [`routine-run:${routine.id}:${tick}`]);
     if (accepted === 'refused') throw new Error('the store did not take the run');
     await deps.store.set('dedupe', key, { status: 'done', chatId } satisfies TickClaim, deps.claimTtlMs);
+    if (accepted === 'denied') {
+      // The owner was told privately why; the tick is settled (a refusal is not retried).
+      await deps.book.setLastRun(routine.id, { tick, at: Date.now(), chatId, result: 'refused (the owner\'s access or limits)' });
+      logRoutineDecision(log, { decision: 'routine_refused', id: routine.id, kind: routine.kind, worldId: routine.worldId, by: routine.owner, chatId, tick });
+      deps.metrics?.routineRuns.inc({ world: routine.worldId, kind: routine.kind, outcome: 'denied' });
+      return 'denied';
+    }
     await deps.book.setLastRun(routine.id, { tick, at: Date.now(), chatId, result: 'started' });
     logRoutineDecision(log, { decision: 'routine_run', id: routine.id, kind: routine.kind, worldId: routine.worldId, by: routine.owner, chatId, tick });
     deps.metrics?.routineRuns.inc({ world: routine.worldId, kind: routine.kind, outcome: 'started' });

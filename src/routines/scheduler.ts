@@ -105,7 +105,7 @@ export class Scheduler {
       return;
     }
     this.pending.delete(key);
-    if (routine.schedule.kind === 'once' && outcome === 'started') void this.removeOneShot(routine.id);
+    if (routine.schedule.kind === 'once' && (outcome === 'started' || outcome === 'denied')) void this.removeOneShot(routine.id);
   }
 
   private async recheck(routines: Routine[], now: number): Promise<void> {

@@ -1,7 +1,6 @@
 // Routines, follow-ups and webhooks for one process: the book, the rules, the scheduler, the hook endpoint.
 import type { AuditLog } from '../approvals/index.ts';
 import type { Config } from '../config/config.ts';
-import type { AcceptResult } from '../chats/dispatcher.ts';
 import { parseWorldId } from '../chats/ids.ts';
 import type { IncomingMessage, PlatformPort } from '../chats/platform.ts';
 import type { Logger } from '../ops/log.ts';
@@ -14,7 +13,7 @@ import { hookHandler } from './hookEndpoint.ts';
 import { HookRules } from './hooks.ts';
 import type { Routine } from './records.ts';
 import type { RoutineRules } from './routines.ts';
-import { rootText } from './runs.ts';
+import { rootText, type RoutineAccept } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
 
 export interface RoutineServiceDeps {
@@ -26,7 +25,8 @@ export interface RoutineServiceDeps {
   instanceId: string;
   stateKey: Buffer;
   audit: AuditLog;
-  accept(message: IncomingMessage, keys: string[]): Promise<AcceptResult>;
+  /** The dispatcher's accept behind the owner's access and limits (`denied`: the owner was told privately). */
+  accept(message: IncomingMessage, keys: string[]): Promise<RoutineAccept>;
   port(platform: string): PlatformPort | undefined;
   logger: Logger;
   metrics?: Metrics;
