@@ -30,6 +30,11 @@ const workspacePatterns = [
 const installPatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/chats/**', '**/workspace/**'], message: 'src/install fetches, scans and pins skills; it never reaches into turns, chats or workspaces.' },
 ];
+// Who may use the bot is decided before a turn exists: src/access reads settings, the store and chats' platform
+// types, and reaches no turn, skill, approval, process or workspace.
+const accessPatterns = [
+  { group: ['**/agent/**', '**/lifecycle/**', '**/skills/**', '**/mcp/**', '**/install/**', '**/workspace/**', '**/approvals/**', '**/exec/**'], message: 'src/access decides who may use the bot, before any turn; it never reaches into turns, skills or their code.' },
+];
 // Settings are read once at the edge: src/config knows the environment and the config file, never the parts
 // that use them (it may name exec's limits and the store URL's form, as types and pure helpers).
 // A concept folder's own settings schema (src/mcp/config.ts, a leaf) is composed here.
@@ -102,6 +107,10 @@ export default tseslint.config(
   {
     files: ['src/mcp/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...approvalsPatterns, ...mcpPatterns] }] },
+  },
+  {
+    files: ['src/access/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...accessPatterns] }] },
   },
   {
     files: ['src/install/**/*.ts'],

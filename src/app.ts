@@ -33,7 +33,7 @@ import { logDecision } from './ops/decisionLog.ts';
 import type { Logger } from './ops/log.ts';
 import { Metrics } from './ops/metrics.ts';
 import { createModelClient, describeProvider } from './model/modelClient.ts';
-import { budgetSpentText, TokenBudgets } from './ops/tokenBudget.ts';
+import { budgetSpentText, TokenBudgets, totalTokens } from './ops/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { countedStore } from './store/countedStore.ts';
 import { InstalledSkills, Installer, stagingLifetimeMs, sweepLeftovers } from './install/index.ts';
@@ -45,6 +45,8 @@ import { schedulerClock } from './routines/clock.ts';
 import { scheduleFollowup } from './routines/followupTool.ts';
 import { RoutineRules } from './routines/routines.ts';
 import { RoutineService } from './routines/service.ts';
+import { Access } from './access/access.ts';
+import { alertAdmins } from './access/budgetAlerts.ts';
 
 /** Everything one skillbot process runs on, built from the config, with one close(). */
 export interface App {
@@ -74,6 +76,8 @@ export interface App {
   installed: InstalledSkills;
   /** Routines, follow-ups and webhooks (src/routines): `skillbot start` starts its scheduler once the platforms run. */
   routines: RoutineService;
+  /** Who may use the bot, per-person limits, bots let in on purpose (src/access): adapters ask before accepting. */
+  access: Access;
   /**
    * The first step of a stop on SIGTERM: no new turns; running ones get until `deadlineMs` to finish (no longer
    * than needed when each waits on a person), then end unposted, their messages kept queued for the restart (or
@@ -247,6 +251,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   });
   const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger, seal: installSeal });
   const budgets = new TokenBudgets(store);
+  const access = new Access({ config, store, logger, metrics });
+  await access.start();
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
     runTurn: async (message, sink, turnId, platform) => {
@@ -258,13 +264,18 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
         await sink.reply(reply);
         return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: 0, modelMs: 0 };
       }
-      const outcome = await engine.runTurn(message, sink, turnId, platform);
+      // What refused people wrote never reaches the model, this turn's context read included.
+      const outcome = await engine.runTurn(message, sink, turnId, access.filterContext(platform, message.worldId));
       if (message.origin) await routines.recordOutcome(message, outcome.status).catch((error: unknown) => logger.warn({ err: error, turnId }, 'keeping a routine run\'s result failed'));
       // Spend by world and model; the budget counts after the turn (a turn is never cut off half way). A world
       // without a budget keeps no spend record: the metrics count its tokens, and a turn pays for what it uses.
       metrics.countTokens(message.worldId, config.model, outcome.usage);
+      await access.limits.addTokens(message.worldId, message.userId, turnId, totalTokens(outcome.usage)).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the person\'s tokens failed'));
       if (budget !== undefined) {
         await budgets.add(message.worldId, outcome.usage).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the world\'s spend failed'));
+        await alertAdmins({ store, logger, admins: config.admins, platform }, message.worldId, await budgets.spentToday(message.worldId), budget).catch((error: unknown) =>
+          logger.warn({ err: error, worldId: message.worldId }, 'alerting the admins of the budget failed'),
+        );
       }
       return outcome;
     },
@@ -317,6 +328,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     installer,
     installed,
     routines,
+    access,
     async shutdown(deadlineMs) {
       await routines.stop();
       // Shared store: other instances may run (they, or this one after its restart, take the chats over).
@@ -358,6 +370,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     await routines.stop();
     await approvals.close({ handOver });
     await stops.close();
+    await access.close();
     clearInterval(workspaceSweeper);
     await mcp?.close();
     await installed.close();

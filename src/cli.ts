@@ -8,6 +8,7 @@ import { type Config, ConfigError, loadConfig, platformCredentialProblems } from
 import type { HttpServer } from './ops/httpServer.ts';
 import type { Logger } from './ops/log.ts';
 import type { Store } from './store/types.ts';
+import type { InstalledCopy } from './install/installedCopy.ts';
 
 // Each command imports what it needs when it runs: `skills list` must not pay for the model SDK, the store
 // drivers or a platform (see bench/cli.ts).
@@ -213,14 +214,24 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
           const { runInstallCli } = await import('./install/installCli.ts');
           return await runInstallCli(sub, args, config, { output: host.output, interactive: host.interactive === true });
         }
-        const [{ runSkillsCommand }, { offeredServers }] = await Promise.all([import('./skills/commands.ts'), import('./mcp/skillNeeds.ts')]);
-        return await runSkillsCommand(rest, {
-          mcpServersOffered: offeredServers(config),
-          skillsDirs: config.skillsDirs,
-          output: host.output,
-          catalogBudgetChars: config.agent.catalogBudgetChars,
-          maxTriggeredSkills: config.agent.maxTriggeredSkills,
-        });
+        const [{ runSkillsCommand }, { offeredServers }, { withInstalledCopy, installedNote }] = await Promise.all([
+          import('./skills/commands.ts'),
+          import('./mcp/skillNeeds.ts'),
+          import('./install/installedCopy.ts'),
+        ]);
+        const run = async (installed: InstalledCopy) => {
+          if (installed.problem !== undefined) host.output.err(`skillbot skills: ${installed.problem}`);
+          return runSkillsCommand(rest, {
+            mcpServersOffered: offeredServers(config),
+            skillsDirs: installed.dir === undefined ? config.skillsDirs : [...config.skillsDirs, installed.dir],
+            output: host.output,
+            catalogBudgetChars: config.agent.catalogBudgetChars,
+            maxTriggeredSkills: config.agent.maxTriggeredSkills,
+            installed: new Map(installed.skills.map((skill) => [skill.id, installedNote(skill)])),
+          });
+        };
+        // What the bot serves: SKILLS_DIRS, then the skills installed from a chat or the CLI (validate checks folders).
+        return await (['list', 'show', 'catalog', 'match'].includes(sub) ? withInstalledCopy(config, run) : run({ skills: [] }));
       }
       case 'audit': {
         const { runAuditCommand } = await import('./approvals/index.ts');

@@ -60,6 +60,12 @@ export const SLASH_COMMANDS = [
     ],
     ...WHERE,
   })),
+  {
+    name: 'usage',
+    type: ApplicationCommandType.ChatInput,
+    description: 'Your own use of the bot here (questions, tokens) against its limits (only you see it)',
+    ...WHERE,
+  },
 ];
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -28,6 +28,8 @@ const listedMessage = z.object({
 });
 export type ListedMessage = z.infer<typeof listedMessage>;
 
+const guildMember = z.object({ roles: z.array(z.string()).default([]), user: z.object({ bot: z.boolean().optional() }).optional() });
+
 /** Discord's error code for a failed call, when Discord gave one. */
 export function discordErrorCode(error: unknown): number | undefined {
   return error instanceof DiscordAPIError && typeof error.code === 'number' ? error.code : undefined;
@@ -96,6 +98,12 @@ export class DiscordApi {
   /** The DM channel with a user (Discord makes it on first use). */
   async openDm(userId: string): Promise<string> {
     return created.parse(await this.rest.post(Routes.userChannels(), { body: { recipient_id: userId } })).id;
+  }
+
+  /** A guild member's role ids and whether the account is a bot (GET /guilds/{guild}/members/{user}; no intent needed). */
+  async member(guildId: string, userId: string): Promise<{ roles: string[]; bot: boolean }> {
+    const member = guildMember.parse(await this.rest.get(Routes.guildMember(guildId, userId)));
+    return { roles: member.roles, bot: member.user?.bot === true };
   }
 
   /** Replaces the bot's slash commands: in one guild (instant) or globally. */

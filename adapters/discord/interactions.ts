@@ -26,6 +26,8 @@ import type { SignIns } from '../../src/mcp/signIn.ts';
 import { answerPick, PICK_PREFIX } from './installPicks.ts';
 import type { RoutineService } from '../../src/routines/service.ts';
 import { runRoutineInteraction } from './routineCommands.ts';
+import type { Access } from '../../src/access/access.ts';
+import { admitInteraction } from './access.ts';
 
 export interface InteractionDeps {
   engine: Engine;
@@ -47,6 +49,8 @@ export interface InteractionDeps {
   signIns?: SignIns;
   /** `/routine` and `/hook` (src/routines). */
   routines?: RoutineService;
+  /** Who may use the bot: every command and button of a refused person stops at it. */
+  access: Access;
 }
 
 const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
@@ -90,6 +94,13 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
   if (skillId !== undefined && deps.registry.current().get(skillId)?.userInvocable !== true) return refuseUnknownSkill(interaction, skillId, deps);
   const args = interaction.options.getString(skillId === undefined ? 'prompt' : 'args') ?? '';
   const text = skillId === undefined ? args : `/skill ${skillId} ${args}`.trim();
+  // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
+  const worldOfCommand = worldOf(await whereOf(interaction, deps));
+  const limited = worldOfCommand === undefined ? undefined : await deps.access.admitTurn(worldOfCommand, interaction.user.id, `discord:interaction:${interaction.id}`);
+  if (limited?.kind === 'limited') {
+    await interaction.reply({ content: limited.note, flags: MessageFlags.Ephemeral });
+    return;
+  }
   const response = await interaction.deferReply({ withResponse: true });
   const originalId = response.resource?.message?.id;
   const location = await whereOf(interaction, deps);
@@ -153,6 +164,8 @@ async function autocomplete(interaction: AutocompleteInteraction, deps: Interact
 export async function onInteraction(interaction: Interaction, deps: InteractionDeps): Promise<void> {
   // Every instance connected to the gateway receives it; one answers.
   if (!(await claimInteraction(deps.store, interaction.id))) return;
+  const location = await whereOf(interaction, deps);
+  if (!(await admitInteraction(interaction, deps.access, worldOf(location), location.kind === 'dm'))) return;
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
@@ -175,4 +188,9 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
     return runRoutineInteraction(interaction, deps.routines, where.kind === 'dm' ? undefined : worldOf(where));
   }
   if (interaction.commandName === 'ask' || interaction.commandName === 'skill') return startTurn(interaction, deps);
+  if (interaction.commandName === 'usage') {
+    const worldId = worldOf(location);
+    const content = worldId === undefined ? 'I cannot tell which channel this is.' : await deps.access.usage(worldId, interaction.user.id);
+    await interaction.reply({ content, flags: MessageFlags.Ephemeral });
+  }
 }

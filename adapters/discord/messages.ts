@@ -7,7 +7,8 @@ import { attachmentsOf } from './attachments.ts';
 import { isFileInstall } from './installCommands.ts';
 import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
-import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory } from './places.ts';
+import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
+import type { Access } from '../../src/access/access.ts';
 import { isStopText, stopFromMessage, type StopDeps, tellNothingRunning } from './stop.ts';
 
 const HINT = 'Ask me something: write your question in words (mention me in a channel, or use `/ask`).';
@@ -30,6 +31,34 @@ export interface MessageDeps {
   newConversation: (chatId: string) => Promise<void>;
   /** `@skillbot skills install` with a .skill file attached: the review, then the outcome, in the thread. */
   installFile?: (place: Place, userId: string, file: MessageFile) => Promise<void>;
+  /** Who may use the bot, per-person limits, bots let in on purpose: asked before anything is kept. */
+  access: Access;
+}
+
+/**
+ * The world's access rules, the person's limits or the bot guard, before the message is kept: false when it goes
+ * no further (the person told privately by DM, or the channel told once of a bots' cooldown).
+ */
+async function admitted(message: Message, location: Location, keys: string[], how: { control: boolean; mentioned: boolean }, deps: MessageDeps): Promise<boolean> {
+  const worldId = worldOf(location);
+  if (worldId === undefined) return true;
+  const fromBot = message.author.bot;
+  const direct = location.kind === 'dm';
+  const admission =
+    how.control && !fromBot
+      ? await deps.access.check(worldId, message.author.id, 'message', direct).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
+      : await deps.access.admit({ worldId, userId: message.author.id, direct, addressed: how.mentioned || direct, key: keys[0] ?? message.id, ...(fromBot ? { botIds: [message.author.id] } : {}) });
+  if (admission.kind === 'allowed') return true;
+  // Remembered as handled: a replay of the delivery tells nobody twice.
+  if ((await deps.accept(undefined, keys)) !== 'queued') return false;
+  try {
+    if (admission.kind === 'refused' || admission.kind === 'limited') await deps.api.post(await deps.api.openDm(message.author.id), { content: admission.note });
+    else if (admission.kind === 'announce') await deps.api.post(message.channelId, { content: admission.note });
+  } catch (error) {
+    // A person whose DMs are closed to the bot is not told; nothing else changes.
+    deps.log.info({ err: error, code: discordErrorCode(error), userId: message.author.id }, 'a private note could not be sent');
+  }
+  return false;
 }
 
 /**
@@ -98,7 +127,8 @@ async function placeOf(message: Message, location: Location, text: string, deps:
  */
 export async function onMessage(message: Message, deps: MessageDeps): Promise<void> {
   const botId = deps.botId();
-  if (!botId || message.author.bot || message.system) return;
+  // The bot's own posts never start anything; another bot's only when the world lists it (the bot guard).
+  if (!botId || message.author.id === botId || message.system) return;
   const location = await locate(channelFactsOf(message.channel, message.channelId, message.guildId), deps.threads);
   // Picking the bot in Discord's @ menu may insert its managed role instead of its user.
   const botRoles = message.mentions.roles.filter((role) => role.tags?.botId === botId).map((role) => role.id);
@@ -110,6 +140,16 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   const files = attachmentsOf(message);
   // A hint for an empty message, "stop" and `/new` are handled here, once (their keys remembered), not queued.
   const control = text === '' && files.length === 0 ? () => deps.api.post(message.channelId, { content: HINT }).then(() => undefined) : controlOf(message, location, text, deps);
+  let goOn: boolean;
+  try {
+    goOn = await admitted(message, location, keys, { control: control !== undefined, mentioned }, deps);
+  } catch (error) {
+    // The counts live in the store: without it nothing is decided, and the person is asked to send it again.
+    deps.log.warn({ err: error, messageId: message.id }, 'admitting a message failed');
+    await deps.api.post(message.channelId, { content: NOT_QUEUED_TEXT }).catch((postError: unknown) => deps.log.debug({ err: postError }, 'saying so failed too'));
+    return;
+  }
+  if (!goOn) return;
   if (control) {
     if ((await deps.accept(undefined, keys)) === 'queued') await control();
     return;

@@ -14,6 +14,7 @@ import { DiscordApi } from './discordApi.ts';
 import { EventWork } from './eventWork.ts';
 import { onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
+import { discordMembership } from './access.ts';
 import { type Place, ThreadDirectory } from './places.ts';
 import { installSharedFile } from './installCommands.ts';
 import { TurnHints } from './turnHints.ts';
@@ -94,8 +95,10 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   const submit = async (message: IncomingMessage) => {
     if ((await app.dispatcher.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
   };
-  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log, installer: app.installer, routines: app.routines, ...(app.mcp === undefined ? {} : { signIns: app.mcp.signIns }) };
+  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log, installer: app.installer, routines: app.routines, access: app.access, ...(app.mcp === undefined ? {} : { signIns: app.mcp.signIns }) };
+  app.access.register('discord', discordMembership(api));
   const messageDeps = {
+    access: app.access,
     botId: () => client.user?.id,
     api,
     threads,
@@ -108,6 +111,8 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
   };
 
   logConnection(client, log);
+  // Fires only with the GuildMembers intent (docs/discord.md): a member's roles changed, so they are read again.
+  client.on(Events.GuildMemberUpdate, (_old, member) => app.access.forgetUser(member.id));
   client.on(Events.MessageCreate, (message) => {
     work.run(onMessage(message, messageDeps).catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'handling a message failed')));
   });

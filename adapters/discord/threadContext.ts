@@ -36,5 +36,6 @@ function toContext(entry: ListedMessage, botId: string | undefined): ContextMess
     authorKind: self ? 'self' : entry.author.bot ? 'bot' : 'person',
     at: Date.parse(entry.timestamp),
     text: [entry.content, ...files].filter(Boolean).join(' '),
+    ...(self || entry.author.bot ? {} : { userId: entry.author.id }),
   };
 }

@@ -66,6 +66,11 @@ export class DiscordTurns implements PlatformPort {
     await this.api.post(channelOfChat(chat), { content: text.slice(0, 2000) });
   }
 
+  /** The operator's budget alerts, in the admin's DM. */
+  async directMessage(userId: string, text: string): Promise<void> {
+    await this.tellPrivately('', userId, text);
+  }
+
   /** A sign-in link is shown ephemerally, so the person is asked in the thread to click for it (mcpConnect.ts). */
   async askToConnect(chatId: string, userId: string, server: string): Promise<void> {
     await this.api.post(channelOfChat(chatId), connectMessage(server, userId));

@@ -34,6 +34,13 @@ async function runSkill(deps: CommandDeps, command: SlashCommand, skill: { id: s
   const key = `command:${command.trigger_id ?? `${command.user_id}:${command.channel_id}:${command.text}`}`;
   const delivery = await deps.dedupe.take([key]);
   if (delivery === undefined) return;
+  // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
+  const limited = await deps.app.access.admitTurn(slackWorldId(command.team_id, command.channel_id), command.user_id, key);
+  if (limited.kind === 'limited') {
+    await delivery.done();
+    await respond(ephemeral(limited.note));
+    return;
+  }
   const asked = `${person(command.user_id)} asked for *${safeText(skill.id)}*${skill.args ? `: ${safeText(skill.args)}` : ''}`;
   let rootTs: string;
   try {
@@ -96,6 +103,13 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
     }
     const skills = deps.app.engine.invocableSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
     await ack(ephemeral(skillListText(skills)));
+  });
+
+  // A person's own figures here (their turns and tokens against the world's limits), privately.
+  bolt.command('/usage', async ({ command, ack }) => {
+    const parsed = slashCommandSchema.safeParse(command);
+    if (!parsed.success) return ack();
+    await ack(ephemeral(await deps.app.access.usage(slackWorldId(parsed.data.team_id, parsed.data.channel_id), parsed.data.user_id)));
   });
 
   bolt.command('/skill', async ({ command, ack, respond }) => {

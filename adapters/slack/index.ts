@@ -4,6 +4,7 @@ import type { App } from '../../src/app.ts';
 import type { PlatformLauncher, RunningPlatform } from '../../src/cli.ts';
 import { ConfigError } from '../../src/config/config.ts';
 import type { HttpServer } from '../../src/ops/httpServer.ts';
+import { registerAccess } from './access.ts';
 import { registerAppHome } from './appHome.ts';
 import { registerApprovalClicks } from './approvalClicks.ts';
 import { registerInstallPicks } from './installPicks.ts';
@@ -81,7 +82,8 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
   const tasks = new BackgroundTasks(logger);
   const dedupe = new DeliveryDedupe(app.store, { onDuplicate: () => app.metrics.dedupeHits.inc({ platform: 'slack' }) });
   const turnDeps = { app, api, threads: new ThreadMemory(app.store), tasks, logger };
-  registerMessageEvents(bolt, { ...turnDeps, accepting: () => accepting });
+  registerAccess(bolt, { app, api, logger }, identity);
+  registerMessageEvents(bolt, { ...turnDeps, accepting: () => accepting, botId: identity.botId });
   registerCommands(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
   registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
   registerInstallPicks(bolt, { app, api, dedupe, tasks, logger });

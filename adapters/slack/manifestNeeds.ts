@@ -3,6 +3,8 @@
 export const SLACK_BOT_EVENTS = [
   'app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
   'app_home_opened', 'app_context_changed',
+  // Who may use the bot (access.ts): a person's profile or a user group changed, so their facts are read again.
+  'user_change', 'subteam_members_changed', 'subteam_updated',
 ] as const;
 
 /** Events still handled for apps whose manifest keeps `assistant_view` (docs/slack.md); the manifest no longer lists them. */
@@ -15,4 +17,6 @@ export const SLACK_BOT_SCOPES = [
   'files:write',
   // files people share with a question, downloaded with the bot token; names of people in the context read.
   'files:read', 'users:read',
+  // `access.groups`: the members of a listed user group (usergroups.users.list).
+  'usergroups:read',
 ] as const;

@@ -9,6 +9,8 @@ import { startTurn, type TurnDeps } from './turns.ts';
 export interface MessageEventDeps extends TurnDeps {
   /** False while stopping: nothing new starts. */
   accepting: () => boolean;
+  /** The bot's own bot id: its posts never start a turn. */
+  botId?: string;
 }
 
 export const EMPTY_MENTION_TEXT = 'Mention me with a question, or use `/skills` to see what I can do here.';
@@ -31,10 +33,18 @@ interface Delivered {
   botUserId: string;
 }
 
+/** A message of another bot or app (never the bot's own: Bolt drops those, and so does this). */
+function botAuthor(event: MessageEvent, self: { botUserId: string; botId?: string }): string[] | undefined {
+  if (event.bot_id === undefined && event.subtype !== 'bot_message') return undefined;
+  return [event.bot_id, event.user].filter((id): id is string => id !== undefined && id !== self.botUserId && id !== self.botId);
+}
+
 async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, botUserId }: Delivered): Promise<void> {
-  const userId = event.user;
-  if (!userId || event.bot_id || userId === botUserId) return;
-  if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype)) return;
+  if (event.user === botUserId || (deps.botId !== undefined && event.bot_id === deps.botId)) return;
+  const botIds = botAuthor(event, { botUserId, ...(deps.botId ? { botId: deps.botId } : {}) });
+  const userId = event.user ?? botIds?.[0];
+  if (!userId || botIds?.length === 0) return;
+  if (event.subtype !== undefined && !PERSON_SUBTYPES.has(event.subtype) && !(botIds && event.subtype === 'bot_message')) return;
   const mentioned = event.type === 'app_mention' || event.text.includes(`<@${botUserId}`);
   const threadTs = event.thread_ts ?? event.ts;
   if (!mentioned && !isDirect(event)) {
@@ -49,6 +59,26 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
   // queue (where it would wait behind the very turn it should stop): remembered as handled, not queued.
   const stop = isStopText(text);
   const handledHere = (text === '' && files.length === 0) || stop;
+  // Before anything of the message is kept: the world's access rules, the person's limits, the bot guard.
+  const worldId = slackWorldId(teamId, event.channel);
+  // "stop" and a bare mention ask the model nothing: the rules apply, the limits do not count them.
+  const admission = await (
+    handledHere && !botIds
+      ? deps.app.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
+      : deps.app.access.admit({ worldId, userId, direct: isDirect(event), addressed: mentioned || isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) })
+  ).catch((error: unknown) => {
+    // The counts live in the store: without it nothing is decided, and Slack delivers the event again.
+    throw new RetryLater(`delivery ${eventId ?? event.ts} could not be admitted: ${(error as Error).message}`);
+  });
+  if (admission.kind !== 'allowed') {
+    const remembered = await deps.app.dispatcher.accept(undefined, keys);
+    if (remembered === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be remembered: the store did not answer`);
+    if (remembered === 'queued' && (admission.kind === 'refused' || admission.kind === 'limited')) {
+      deps.tasks.run('private refusal', () => deps.api.postEphemeral({ channel: event.channel, user: userId, text: admission.note, ...(event.thread_ts ? { threadTs } : {}) }));
+    }
+    if (remembered === 'queued' && admission.kind === 'announce') deps.tasks.run('bot cooldown', () => deps.api.post({ channel: event.channel, text: admission.note }));
+    return;
+  }
   const accepted = handledHere
     ? await deps.app.dispatcher.accept(undefined, keys)
     : await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text, ref: event.ts, ...(files.length > 0 ? { files } : {}) }, keys);

@@ -32,6 +32,17 @@ export interface Identity {
   teamId: string;
   botUserId: string;
   botId: string;
+  /** The Enterprise Grid org of the bot's workspace, when it is in one. */
+  enterpriseId?: string;
+}
+
+/** What users.info says of a person that the access rules read. */
+export interface SlackUserFacts {
+  teamId?: string;
+  enterpriseId?: string;
+  restricted: boolean;
+  ultraRestricted: boolean;
+  bot: boolean;
 }
 
 /** A message as conversations.replies and conversations.history return it (the fields the adapter reads). */
@@ -88,7 +99,7 @@ export class SlackApi {
   async identity(): Promise<Identity> {
     const result = await this.#withRateLimit('auth.test', () => this.#client.auth.test());
     if (!result.team_id || !result.user_id || !result.bot_id) throw new Error('auth.test did not name a team, bot user and bot');
-    return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id };
+    return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id, ...(result.enterprise_id ? { enterpriseId: result.enterprise_id } : {}) };
   }
 
   /** Posts a message; returns its ts. */
@@ -248,6 +259,25 @@ export class SlackApi {
     const result = await this.#withRateLimit('users.info', () => this.#client.users.info({ user: userId }));
     const user = result.user;
     return user?.profile?.display_name || user?.profile?.real_name || user?.real_name || user?.name || userId;
+  }
+
+  /** A person's guest and home-workspace facts (users.info; needs `users:read`). */
+  async userFacts(userId: string): Promise<SlackUserFacts> {
+    const { user } = await this.#withRateLimit('users.info', () => this.#client.users.info({ user: userId }));
+    const enterpriseId = user?.enterprise_user?.enterprise_id ?? user?.enterprise_id;
+    return {
+      ...(user?.team_id ? { teamId: user.team_id } : {}),
+      ...(enterpriseId ? { enterpriseId } : {}),
+      restricted: user?.is_restricted === true,
+      ultraRestricted: user?.is_ultra_restricted === true,
+      bot: user?.is_bot === true,
+    };
+  }
+
+  /** The members of a user group (usergroups.users.list; needs `usergroups:read`). */
+  async groupMembers(groupId: string): Promise<string[]> {
+    const result = await this.#withRateLimit('usergroups.users.list', () => this.#client.usergroups.users.list({ usergroup: groupId }));
+    return result.users ?? [];
   }
 
   /** Ends waits for Retry-After at once (shutdown). */

@@ -67,7 +67,7 @@ export async function readSlackContext(
       const author = self_ ? 'skillbot' : bot ? (entry.bot_profile?.name ?? entry.username ?? 'a bot') : await nameOf(entry.user ?? 'someone');
       const files = (entry.files ?? []).map((file) => `[shared a file: ${file.name ?? 'unnamed'}]`);
       const text = [unescapeSlack(entry.text ?? ''), ...files].filter(Boolean).join(' ');
-      return { author, authorKind: self_ ? 'self' : bot ? 'bot' : 'person', at: Number(entry.ts) * 1000, text };
+      return { author, authorKind: self_ ? 'self' : bot ? 'bot' : 'person', at: Number(entry.ts) * 1000, text, ...(entry.user && !bot ? { userId: entry.user } : {}) };
     }),
   );
 }

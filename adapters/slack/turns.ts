@@ -148,6 +148,10 @@ export function slackPort(
       if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
       await api.post({ channel: thread.channelId, threadTs: thread.threadTs, text: safeText(text) });
     },
+    // The app's DM with the person (a user id as the channel): the operator's budget alerts.
+    async directMessage(userId, text) {
+      await api.post({ channel: userId, text: safeText(text) });
+    },
     sinkFor(message, turnId) {
       const thread = slackThreadOf(message.chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${message.chatId}`);

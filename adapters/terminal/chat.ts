@@ -8,6 +8,7 @@ import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
 import type { IncomingMessage, OutgoingFile, TurnSink } from '../../src/chats/platform.ts';
 import { TerminalFiles } from './files.ts';
+import { installFromTerminal, parseInstallCommand } from './installCommand.ts';
 import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';
 import { terminalSafe } from '../../src/text/visible.ts';
 
@@ -88,11 +89,16 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
           write(`${await files.attach(line.trim().replace(ATTACH, ''))}\n`);
           continue;
         }
+        const install = parseInstallCommand(line);
+        if (install !== undefined) {
+          write(`${await installFromTerminal(app, { worldId, chatId, userId: user, source: install, interactive: false })}\n`);
+          continue;
+        }
         await turn(line);
       }
       return 0;
     }
-    write(`skillbot chat: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /attach PATH, /usage, /new, /quit; Ctrl-C stops a turn\n`);
+    write(`skillbot chat: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /attach PATH, /install PATH.skill, /usage, /new, /quit; Ctrl-C stops a turn\n`);
     if (options.logFile) write(`Logs go to ${options.logFile}; warnings also show here.\n`);
     const running = new Set<Promise<unknown>>();
     // Ctrl-C during a turn stops the turn (its model stream, its script, its question); between turns it quits.
@@ -112,7 +118,15 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     // Not awaited: a message typed during a turn is queued and answered after it. The prompt comes back once no
     // turn is running, so answers are not printed after a dangling "you>".
     const queue = (text: string) => {
-      const pending = turn(text).finally(() => {
+      const install = parseInstallCommand(text);
+      // An install's review is a question like a turn's: answered at the prompt while it waits.
+      const work =
+        install === undefined
+          ? turn(text)
+          : installFromTerminal(app, { worldId, chatId, userId: user, source: install, interactive: true })
+              .then((said) => write(`${said}\n`))
+              .catch((error: unknown) => write(`Not installed: ${(error as Error).message}\n`));
+      const pending = work.finally(() => {
         running.delete(pending);
         if (running.size === 0) rl.prompt();
       });
@@ -146,7 +160,8 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
           write(`A fresh conversation: ${chatId} (resume with --chat ${chatId.slice(worldId.length + 1)}).\n`);
         }
       } else if (text === '/usage') {
-        write(`${formatUsage(await app.engine.usage(chatId))}\n`);
+        // This conversation's totals, then the person's own figures against the world's limits (as Slack's /usage).
+        write(`${formatUsage(await app.engine.usage(chatId))}\n${await app.access.usage(worldId, user)}\n`);
       } else if (text !== '') {
         queue(text);
         continue;

@@ -1,4 +1,4 @@
-import type { WorldSettings } from '../config/config.ts';
+import { worldAllowsSkill, type WorldSettings } from '../config/config.ts';
 import { renderCatalog } from '../skills/catalog.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 
@@ -9,33 +9,35 @@ export interface WorldCatalog {
 }
 
 /**
- * The catalog text per (snapshot, allowed skills). Worlds that allow every skill share the snapshot's own
- * catalog; a world limited to some skills gets its own, rendered once per snapshot: same skills, same bytes.
+ * The catalog text per (snapshot, allowed skills, skills installed for other worlds). Worlds that allow every
+ * skill and hide none of the snapshot's share the snapshot's own catalog; any other world gets its own, rendered
+ * once per snapshot: same skills, same bytes. A skill installed for one world is hidden from every other one,
+ * `skills: '*'` or not.
  */
 export class CatalogCache {
   private version = -1;
 
   constructor(private readonly budgetChars: number) {}
 
-  private readonly byAllowList = new Map<string, WorldCatalog>();
+  private readonly byWorldView = new Map<string, WorldCatalog>();
 
   /** The catalog text, and whether it lists every skill the model may use here (else find_skills is offered). */
   forWorld(snapshot: SkillSnapshot, settings: WorldSettings): WorldCatalog {
-    if (settings.skills.includes('*')) return { text: snapshot.catalog.text, complete: snapshot.catalog.dropped.length === 0 };
+    const hidden = (settings.notHere ?? []).filter((id) => snapshot.get(id) !== undefined);
+    if (settings.skills.includes('*') && hidden.length === 0) return { text: snapshot.catalog.text, complete: snapshot.catalog.dropped.length === 0 };
     if (snapshot.version !== this.version) {
-      this.byAllowList.clear();
+      this.byWorldView.clear();
       this.version = snapshot.version;
     }
-    const key = [...settings.skills].sort().join('\n');
-    const cached = this.byAllowList.get(key);
+    const key = `${[...settings.skills].sort().join('\n')}\n\n${hidden.sort().join('\n')}`;
+    const cached = this.byWorldView.get(key);
     if (cached !== undefined) return cached;
-    const allowed = new Set(settings.skills);
     const result = renderCatalog(
-      snapshot.list().filter((skill) => allowed.has(skill.id) && !skill.disableModelInvocation),
+      snapshot.list().filter((skill) => worldAllowsSkill(settings, skill.id) && !skill.disableModelInvocation),
       { budgetChars: this.budgetChars },
     );
     const catalog = { text: result.text, complete: result.dropped.length === 0 };
-    this.byAllowList.set(key, catalog);
+    this.byWorldView.set(key, catalog);
     return catalog;
   }
 }

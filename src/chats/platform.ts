@@ -28,6 +28,8 @@ export interface ContextMessage {
   author: string;
   /** `self`: the bot's own earlier message; `bot`: another bot or app. */
   authorKind: 'person' | 'bot' | 'self';
+  /** The author's platform id (a person's): context from people a world refuses is left out. */
+  userId?: string;
   /** Epoch milliseconds. */
   at: number;
   text: string;
@@ -114,7 +116,9 @@ export interface PlatformPort {
   postRoot?(worldId: string, text: string): Promise<string>;
   /** Posts a plain note in a chat's thread (a run skipped while every instance was down). Throws when it cannot. */
   postNote?(chatId: string, text: string): Promise<void>;
+  /** A direct message to one person (the operator's `admins`: budget alerts). Throws when it cannot. */
+  directMessage?(userId: string, text: string): Promise<void>;
 }
 
 /** What a turn may ask of the platform it runs for. */
-export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext' | 'tellPrivately' | 'askToConnect'>;
+export type TurnPlatform = Pick<PlatformPort, 'fetchFile' | 'readContext' | 'tellPrivately' | 'askToConnect' | 'directMessage'>;

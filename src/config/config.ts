@@ -7,6 +7,7 @@ import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
 import { egressAllowSchema } from './egressAllowSchema.ts';
+import { type AccessSettings, accessSchema, accessSettings, type BotSettings, botSettings, botsSchema, type LimitSettings, limitSettings, limitsSchema, type WorldAccessInput } from './accessSettings.ts';
 import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
 import { redactStoreUrl } from '../store/storeUrl.ts';
 import { type RoutineSettings, routineSettings, timezoneSchema } from './routineSettings.ts';
@@ -54,6 +55,12 @@ export interface WorldSettings {
   timezone: string;
   /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
   notHere?: readonly string[];
+  /** Who may use the bot here (src/access); default everyone. */
+  access: AccessSettings;
+  /** Turns and tokens per person (src/access); default none. */
+  limits: LimitSettings;
+  /** Bots whose messages start turns here, and their rate (src/access); default none. */
+  bots: BotSettings;
   /** Secrets the egress proxy puts on requests to their hosts; the sandbox holds placeholders (credentialsSchema.ts). */
   credentials: Credential[];
 }
@@ -110,7 +117,7 @@ export interface Config {
   context: ContextLimits;
   agent: AgentSettings;
   defaults: WorldSettings;
-  worlds: Record<string, Partial<WorldSettings>>;
+  worlds: Record<string, Partial<Omit<WorldSettings, keyof WorldAccessInput>> & WorldAccessInput>;
   install: InstallSettings;
   /** Operator-level people whose installs go to `defaults` (every world). */
   admins: string[];
@@ -140,6 +147,9 @@ const worldSchema = z
     mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
     installers: z.array(z.string().min(1)).optional(),
     installPolicy: z.enum(['warn', 'block']).optional(),
+    access: accessSchema.optional(),
+    limits: limitsSchema.optional(),
+    bots: botsSchema.optional(),
     credentials: credentialsSchema.optional(),
     timezone: timezoneSchema.optional(),
   })
@@ -289,6 +299,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
       installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
       installPolicy: file.defaults?.installPolicy ?? 'warn',
+      access: accessSettings(file.defaults?.access),
+      limits: limitSettings(file.defaults?.limits),
+      bots: botSettings(file.defaults?.bots),
       credentials: expandCredentials(file.defaults?.credentials, env, 'defaults') ?? [],
       timezone: file.defaults?.timezone ?? 'UTC',
     },
@@ -324,6 +337,9 @@ export function worldSettings(config: Config, worldId: string): WorldSettings {
     // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
     installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
     installPolicy: own.installPolicy ?? config.defaults.installPolicy,
+    access: accessSettings(own.access, config.defaults.access),
+    limits: limitSettings(own.limits, config.defaults.limits),
+    bots: botSettings(own.bots, config.defaults.bots),
     credentials: own.credentials ?? config.defaults.credentials,
     timezone: own.timezone ?? config.defaults.timezone,
   };

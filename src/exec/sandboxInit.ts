@@ -83,7 +83,7 @@ def serve(client):
             target = target.split("://", 1)[-1].split("/", 1)[0]
             if ":" not in target.rsplit("]", 1)[-1]: target += ":80"
         os.write(${REPORT_FD}, ("egress-off %s\\n" % target).encode("latin-1", "replace"))
-        body = ("network is off for %s in this world: skillbot did not connect to %s. An operator allows it with \`network: [%s]\` in SKILLBOT_CONFIG.\\n" % (name, target, name)).encode()
+        body = ("network is off for %s in this world: skillbot did not connect to %s. An operator allows it with \`network: [%s]\` in SKILLBOT_CONFIG, which opens the network to every run of %s in this world.\\n" % (name, target, name, name)).encode()
         client.sendall(b"HTTP/1.1 403 Forbidden\\r\\ncontent-type: text/plain\\r\\nconnection: close\\r\\ncontent-length: %d\\r\\n\\r\\n" % len(body) + body)
     except OSError: pass
     client.close()
@@ -111,7 +111,7 @@ net.createServer((client) => {
       if (!target.split("]").pop().includes(":")) target += ":80";
     }
     try { fs.writeSync(${REPORT_FD}, "egress-off " + target + "\\n"); } catch {}
-    const body = "network is off for " + name + " in this world: skillbot did not connect to " + target + ". An operator allows it with \`network: [" + name + "]\` in SKILLBOT_CONFIG.\\n";
+    const body = "network is off for " + name + " in this world: skillbot did not connect to " + target + ". An operator allows it with \`network: [" + name + "]\` in SKILLBOT_CONFIG, which opens the network to every run of " + name + " in this world.\\n";
     client.end("HTTP/1.1 403 Forbidden\\r\\ncontent-type: text/plain\\r\\nconnection: close\\r\\ncontent-length: " + Buffer.byteLength(body) + "\\r\\n\\r\\n" + body);
   });
 }).listen(${PROXY_PORT}, "127.0.0.1");`;
@@ -167,9 +167,28 @@ export function triedWithoutNetwork(report: string): string[] {
   return tried;
 }
 
-/** The notice for a run without network that tried to reach `tried`: where, and how an operator allows it. */
-export function networkOffSentence(name: string, tried: readonly string[]): string {
-  return `network is off for ${name} in this world: it tried to reach ${tried.join(', ')}. An operator allows it with \`network: [${name}]\` in SKILLBOT_CONFIG.`;
+/**
+ * Hosts that name XML vocabularies: a document's namespace or schema location (`http://purl.org/dc/elements/1.1/`,
+ * an OOXML schema importing dublincore.org's). A parser that tries to fetch one is not a connection the run
+ * needs (it goes on without it), so it is never reported as one.
+ */
+const XML_VOCABULARY_HOSTS = ['w3.org', 'purl.org', 'purl.oclc.org', 'dublincore.org', 'schemas.openxmlformats.org', 'schemas.microsoft.com', 'ns.adobe.com', 'xmlns.com'];
+
+function namesXmlVocabulary(where: string): boolean {
+  const host = where.replace(/:\d+$/, '').toLowerCase();
+  return XML_VOCABULARY_HOSTS.some((known) => host === known || host.endsWith(`.${known}`));
+}
+
+/**
+ * The notice for a run without network that tried to reach `tried`: where, how an operator allows it, and that
+ * allowing it opens the network to every run of that skill (or every shell command) in the world, not this run
+ * alone. Undefined when it only reached for XML vocabularies.
+ */
+export function networkOffSentence(name: string, tried: readonly string[]): string | undefined {
+  const real = tried.filter((where) => !namesXmlVocabulary(where));
+  if (real.length === 0) return undefined;
+  const widens = name === 'bash' ? 'every shell command in this world' : `every run of ${name} in this world`;
+  return `network is off for ${name} in this world: it tried to reach ${real.join(', ')}. An operator allows it with \`network: [${name}]\` in SKILLBOT_CONFIG, which opens the network (public addresses, through the egress proxy) to ${widens}.`;
 }
 
 /** Which sized mounts the wrapper found full ("/tmp 0 4096" lines: available blocks, block size). */

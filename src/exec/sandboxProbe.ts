@@ -142,7 +142,7 @@ function isolation(options: ProbeOptions): string[] {
     'own user, pid, ipc, uts, cgroup and network namespaces, and no nested user namespaces',
     "never the host's network: skills the world lists reach public addresses only, through the bot's egress proxy",
     'a read-only root, read-only /usr and system libraries, a minimal /etc, no host /home, /root, /run, /tmp or bot folder',
-    'its skill folder read-only as the working directory, a private HOME, TMPDIR and /dev/shm (sized tmpfs)',
+    "runs start in the chat's workspace (/workspace, read-write, bounded), the skill read-only at /skills/<id>; a private HOME, TMPDIR and /dev/shm (sized tmpfs)",
     'all capabilities dropped',
     options.owner === undefined ? "the bot's own uid" : `an unprivileged uid (${options.owner.uid} and up, one per slot)`,
     describeLimits(options.limits),

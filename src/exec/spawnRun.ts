@@ -94,7 +94,8 @@ export async function spawnPrepared(prepared: PreparedRun, request: CheckedReque
   // The wrapper reports full mounts when the script failed; a run without network's refuser, where it tried to go.
   const reportText = result.status === 'ok' && prepared.offFor === undefined ? '' : await report.done();
   const tried = prepared.offFor === undefined ? [] : triedWithoutNetwork(reportText);
-  if (prepared.offFor !== undefined && tried.length > 0) reported = { ...reported, networkNotice: networkOffSentence(prepared.offFor, tried) };
+  const notice = prepared.offFor === undefined ? undefined : networkOffSentence(prepared.offFor, tried);
+  if (notice !== undefined) reported = { ...reported, networkNotice: notice };
   const full = result.status === 'ok' ? [] : fullMounts(reportText);
   if (full.length === 0 || settings.mountBound === undefined) return reported;
   const bounds = full.map(settings.mountBound).join('; ');

@@ -15,9 +15,10 @@ import { findingLine } from './findings.ts';
 import { indexSeal } from './indexSeal.ts';
 import { IndexView } from './installedSkills.ts';
 import { Installer } from './installer.ts';
+import { namesLocalFile, readLocalPackage } from './localPackage.ts';
 import type { InstallSource } from './source.ts';
 
-export const INSTALL_CLI_USAGE = 'skillbot skills install SOURCE [--skill NAME …] [--world ID] [--yes] | installed [--world ID] | update ID [--yes] | remove ID';
+export const INSTALL_CLI_USAGE = 'skillbot skills install SOURCE|FILE.skill [--skill NAME …] [--world ID] [--yes] | installed [--world ID] | update ID [--yes] | remove ID';
 
 async function confirm(question: string, interactive: boolean): Promise<boolean> {
   if (!interactive) return false;
@@ -90,9 +91,24 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
           return 1;
         }
         let resolved: InstallSource;
+        let file: Uint8Array | undefined;
         if (record?.origin.kind === 'git') {
           const { url, ref, path } = record.origin;
           resolved = { kind: 'git', url, ...(ref === undefined ? {} : { ref }), ...(path === undefined ? {} : { path }), display: record.source };
+        } else if (namesLocalFile(arg ?? '')) {
+          // A package on this host (skill-creator's .skill): read here, then the same scan and review as a shared file.
+          const local = await readLocalPackage(arg ?? '', config.install.maxMB * 1024 * 1024);
+          if (!local.ok) {
+            output.err(`skillbot skills install: ${local.error}.`);
+            return 1;
+          }
+          const parsedSource = installer.parse(`file:${local.name}`);
+          if (!parsedSource.ok) {
+            output.err(`skillbot skills install: ${parsedSource.error}.`);
+            return 2;
+          }
+          resolved = parsedSource.source;
+          file = local.bytes;
         } else {
           const parsedSource = installer.parse(arg ?? '');
           if (!parsedSource.ok) {
@@ -104,7 +120,7 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
         const targetScope = record?.scope ?? scope;
         const picks = (parsed.values.skill ?? []).flatMap((names) => names.split(',')).filter((name) => name !== '');
         const pick = record ? [record.id] : picks.length > 0 ? picks : undefined;
-        const planned = await installer.plan(resolved, { scope: targetScope, policy: 'warn', ...(pick === undefined ? {} : { pick }), ...(record ? { update: record } : {}) });
+        const planned = await installer.plan(resolved, { scope: targetScope, policy: 'warn', ...(file === undefined ? {} : { file }), ...(pick === undefined ? {} : { pick }), ...(record ? { update: record } : {}) });
         if (!planned.ok) {
           output.err(`skillbot skills ${sub}: ${planned.error}`);
           return 1;
@@ -120,7 +136,8 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
           for (const finding of dangers) output.err(findingLine(finding));
           const yes = parsed.values.yes === true || (await confirm(`${sub === 'update' ? 'Update' : 'Install'} into ${targetScope}? [y/N] `, host.interactive));
           if (!yes) {
-            output.out('Nothing installed.');
+            // Piped or scripted, nobody could be asked: say how to say yes.
+            output.out(host.interactive ? 'Nothing installed.' : `Nothing installed: nobody can answer the prompt here (stdin is not a terminal). Pass --yes to ${sub === 'update' ? 'update to' : 'install'} exactly what the review above shows.`);
             return 1;
           }
           const committed = await installer.commit(plan, { scope: targetScope, requestedBy: operator, approvedBy: operator });

@@ -48,6 +48,8 @@ export interface Requested {
   worldId: string;
   chatId: string;
   requesterId: string;
+  /** The person is at the host's own terminal chat: they answer their own card (they could run `skillbot skills install` there). */
+  atHost?: boolean;
 }
 
 /** Two fetches at a time per instance (the per-person count per hour is `install.fetchesPerHour`). */
@@ -240,7 +242,7 @@ export class Installer {
           return { ok: false, text: `Not ${done}: ${plan.refused}.\n${plan.review.body}` };
         }
         // A skill every channel has is the operator's: only their admins decide its changes.
-        const answerers = scope === 'defaults' ? [...this.deps.config.admins] : this.installersOf(request.worldId);
+        const answerers = [...(scope === 'defaults' ? this.deps.config.admins : this.installersOf(request.worldId)), ...(request.atHost === true ? [request.requesterId] : [])];
         const approvals = this.deps.approvals;
         if (answerers.length === 0 || approvals === undefined) {
           await this.#audit(request, label, plan.review.combinedHash, 'refused', 'no installers');

@@ -7,7 +7,7 @@ export type InstallSource =
       kind: 'git';
       /** The clone URL. */
       url: string;
-      /** A branch or tag; absent: the repository's default branch. */
+      /** A branch, a tag (lightweight or annotated) or a full commit id; absent: the repository's default branch. */
       ref?: string;
       /** A folder inside the repository (relative, `/`-separated, no `..`); absent: the whole repository. */
       path?: string;
@@ -34,7 +34,7 @@ function checkPath(path: string | undefined): string | undefined | { error: stri
 
 function checkRef(ref: string | undefined): string | undefined | { error: string } {
   if (ref === undefined || ref === '') return undefined;
-  return REF.test(ref) ? ref : { error: `the ref "${ref}" is not a branch or tag name` };
+  return REF.test(ref) ? ref : { error: `the ref "${ref}" is not a branch, tag or commit id` };
 }
 
 function gitSource(url: string, ref: string | undefined, path: string | undefined, display: string): ParsedSource {

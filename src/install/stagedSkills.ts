@@ -51,8 +51,10 @@ export async function findStagedSkills(staged: Staged): Promise<StagedSkills> {
       const folder = relative(staged.dir, scanned.folder).split('\\').join('/');
       const prefix = folder === '' ? '' : `${folder}/`;
       const files = staged.files.filter((file) => prefix === '' || file.path.startsWith(prefix)).map((file) => ({ ...file, path: file.path.slice(prefix.length) }));
+      // A skill at the top of a repository sits in our staging folder, whose name is ours: no mismatch to show.
+      const ours = (problem: SkillProblem) => folder === '' && problem.code === 'NAME_FOLDER_MISMATCH';
       if (entry.skill) {
-        return { id: entry.skill.id, description: entry.skill.description, folder, dir: scanned.folder, hash: entry.hash, files, skill: entry.skill, errors: [], warnings: [...entry.skill.warnings] };
+        return { id: entry.skill.id, description: entry.skill.description, folder, dir: scanned.folder, hash: entry.hash, files, skill: entry.skill, errors: [], warnings: entry.skill.warnings.filter((problem) => !ours(problem)) };
       }
       return {
         id: entry.invalid?.id ?? folder,
@@ -62,7 +64,7 @@ export async function findStagedSkills(staged: Staged): Promise<StagedSkills> {
         hash: entry.hash,
         files,
         errors: [...(entry.invalid?.errors ?? [])],
-        warnings: [...(entry.invalid?.warnings ?? [])],
+        warnings: (entry.invalid?.warnings ?? []).filter((problem) => !ours(problem)),
       };
     });
     return { skills, problems };

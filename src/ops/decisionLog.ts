@@ -29,3 +29,8 @@ export function logRoutineDecision(
 ): void {
   logger.info({ ...fields, ...(fields.tick === undefined ? {} : { tick: new Date(fields.tick).toISOString() }) }, 'routine decision');
 }
+
+/** The one log line of a refusal by a world's `access` rules (`decision: refused_access`): who, where, why, for what. */
+export function logRefusedAccess(logger: Logger, entry: { worldId: string; userId: string; reason: string; what: string }): void {
+  logger.info({ decision: 'refused_access', worldId: entry.worldId, userId: entry.userId, reason: entry.reason, what: entry.what }, 'refused access');
+}

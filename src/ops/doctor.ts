@@ -11,6 +11,7 @@ import { silentLogger } from './log.ts';
 import { HostView, missingOnHost, scanSkillDependencies, shortMissing } from '../skills/dependencies/index.ts';
 import { validateFolders, type FolderValidation } from '../skills/validateFolders.ts';
 import { createStore, redactStoreUrl } from '../store/createStore.ts';
+import type { InstalledCopy } from '../install/installedCopy.ts';
 
 
 const SLACK_API = 'https://slack.com/api';
@@ -33,8 +34,12 @@ export async function runDoctor(config: Config, deps: DoctorDeps): Promise<numbe
   }
   if (config.slack.botToken !== undefined) checks.push(await slack(config.slack.apiUrl ?? SLACK_API, config.slack.botToken, http));
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
-  const validation = await validateFolders(config.skillsDirs, 'runtime');
-  checks.push(skills(config, validation), await dependencies(validation), await mcpNeeds(config, validation));
+  // The skills installed from a chat or the CLI are checked as the bot serves them: from the store, at their pins.
+  const { withInstalledCopy } = await import('../install/installedCopy.ts');
+  await withInstalledCopy(config, async (installed) => {
+    const validation = await validateFolders(installed.dir === undefined ? config.skillsDirs : [...config.skillsDirs, installed.dir], 'runtime');
+    checks.push(skills(config, validation, installed), await dependencies(validation), await mcpNeeds(config, validation));
+  });
   if (config.mcp.servers.length > 0) checks.push(...(await mcpServers(config)));
   for (const check of checks) deps.output.out(`${check.verdict.padEnd(4)}  ${check.name}: ${check.text}`);
   return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
@@ -166,7 +171,7 @@ async function discord(apiUrl: string, token: string, http: typeof fetch): Promi
   }
 }
 
-function skills(config: Config, result: FolderValidation): Check {
+function skills(config: Config, result: FolderValidation, installed: InstalledCopy): Check {
   const plugins = result.rootProblems;
   const invalid = result.skills.filter((skill) => !skill.valid);
   const problems = [
@@ -187,20 +192,30 @@ function skills(config: Config, result: FolderValidation): Check {
     else shadowed.push(`${skill.id} at ${skill.path} (shadowed by ${winner})`);
   }
   const clash = shadowed.length === 0 ? '' : `; ${shadowed.length} shadowed by an earlier one of the same name: ${shadowed.join(', ')}`;
-  return { verdict: 'ok', name: 'skills', text: `${winners.size} load from ${config.skillsDirs.join(':')}${clash}` };
+  const fromStore = installed.skills.map((skill) => `${skill.id} for ${skill.scope === 'defaults' ? 'every channel' : skill.scope}`);
+  const onDisk = winners.size - installed.skills.filter((skill) => winners.has(skill.id)).length;
+  const more = fromStore.length === 0 ? '' : `, and ${fromStore.length} installed from the store (${fromStore.join(', ')})`;
+  if (installed.problem !== undefined) return { verdict: 'warn', name: 'skills', text: `${onDisk} load from ${config.skillsDirs.join(':')}${clash}; ${installed.problem}` };
+  return { verdict: 'ok', name: 'skills', text: `${onDisk} load from ${config.skillsDirs.join(':')}${more}${clash}` };
 }
 
 /** A static scan of the valid skills' code: a missing program or module is a warning, never a failure. */
 async function dependencies(result: FolderValidation): Promise<Check> {
   const host = new HostView();
   const lacking: string[] = [];
+  const short = new Set<string>();
   let mentioned = 0;
   const valid = result.skills.filter((skill) => skill.valid);
   for (const skill of valid) {
     const missing = missingOnHost(await scanSkillDependencies(skill.path), host, skill.path);
     const needed = missing.filter((dependency) => !dependency.mentionedOnly);
-    mentioned += missing.length - needed.length;
+    // A Node package the instructions' own code imports is the skill's way of making a file (docx's docx-js,
+    // pptx's pptxgenjs): the model writes that code and runs it, so it is a need, not an example.
+    const creates = missing.filter((dependency) => dependency.mentionedOnly && dependency.kind === 'node');
+    mentioned += missing.length - needed.length - creates.length;
     if (needed.length > 0) lacking.push(`${skill.id} needs ${needed.map(shortMissing).join(', ')}`);
+    if (creates.length > 0) lacking.push(`${skill.id}'s instructions write code that imports ${creates.map(shortMissing).join(', ')} (its create path fails without it)`);
+    if (needed.length + creates.length > 0) short.add(skill.id);
   }
   const name = 'dependencies';
   // What only documents mention (examples, alternatives) is counted, not listed: it is no skill's need.
@@ -209,6 +224,6 @@ async function dependencies(result: FolderValidation): Promise<Check> {
   return {
     verdict: 'warn',
     name,
-    text: `${lacking.length} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)${aside}`,
+    text: `${short.size} skill(s) use what this host lacks: ${lacking.join('; ')} (which file, and how to install: skillbot skills validate)${aside}`,
   };
 }

@@ -80,6 +80,30 @@ export class Metrics {
     labelNames: ['world'],
     registers: [this.registry],
   });
+  readonly accessRefusals = new Counter({
+    name: 'skillbot_access_refusals_total',
+    help: 'Messages, clicks and commands refused by a world\'s `access` rules, by world and reason.',
+    labelNames: ['world', 'reason'],
+    registers: [this.registry],
+  });
+  readonly limitRefusals = new Counter({
+    name: 'skillbot_limit_refusals_total',
+    help: 'Messages not answered because their author reached a per-person limit, by world and limit (turns, tokens).',
+    labelNames: ['world', 'limit'],
+    registers: [this.registry],
+  });
+  readonly botTurns = new Counter({
+    name: 'skillbot_bot_messages_total',
+    help: 'Messages of listed bots, by world and outcome (allowed, cooldown).',
+    labelNames: ['world', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly personTurns = new Counter({
+    name: 'skillbot_person_turns_total',
+    help: 'Messages admitted as turns, by world.',
+    labelNames: ['world'],
+    registers: [this.registry],
+  });
   readonly dedupeHits = new Counter({
     name: 'skillbot_dedupe_hits_total',
     help: 'Platform deliveries dropped as duplicates, by platform.',

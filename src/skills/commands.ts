@@ -23,6 +23,8 @@ export interface SkillsCommandContext {
   maxTriggeredSkills?: number;
   /** For `validate`: the MCP servers some world offers; a skill naming another is warned about. */
   mcpServersOffered?: ReadonlySet<string>;
+  /** Skills installed from the store (their folder is one of `skillsDirs`): id → where they are offered, from what. */
+  installed?: ReadonlyMap<string, string>;
 }
 
 const USAGE = {
@@ -72,7 +74,7 @@ function reportProblems(snapshot: SkillSnapshot, output: CommandOutput): void {
   }
 }
 
-function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): number {
+function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput, installed: ReadonlyMap<string, string>): number {
   if (json) {
     const skills = snapshot.list().map((skill) => ({
       id: skill.id,
@@ -86,6 +88,7 @@ function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): nu
       userInvocable: skill.userInvocable,
       ...(skill.argumentHint === undefined ? {} : { argumentHint: skill.argumentHint }),
       origin: snapshot.originOf(skill),
+      ...(installed.has(skill.id) ? { installed: installed.get(skill.id) } : {}),
       warnings: skill.warnings,
     }));
     const invalid = snapshot.invalid.map((entry) => ({ id: entry.id, path: entry.folder, errors: entry.errors, warnings: entry.warnings }));
@@ -103,6 +106,7 @@ function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): nu
       skill.userInvocable ? '' : 'not a /skill command',
       skill.scripts.length > 0 ? `${skill.scripts.length} script(s)` : '',
       origin === 'folder' ? '' : `from ${origin}`,
+      installed.get(skill.id) ?? '',
     ]
       .filter(Boolean)
       .join(', ');
@@ -113,8 +117,9 @@ function list(snapshot: SkillSnapshot, json: boolean, output: CommandOutput): nu
 }
 
 /** Claude Code's keys as skillbot treats them, for `skills show` (stderr, beside the envelope). */
-function describeClaudeCodeKeys(skill: Skill, snapshot: SkillSnapshot, output: CommandOutput): void {
-  output.err(`${skill.id}: from ${display(skill.folder)} (${snapshot.originOf(skill)})`);
+function describeClaudeCodeKeys(skill: Skill, snapshot: SkillSnapshot, output: CommandOutput, installed: ReadonlyMap<string, string>): void {
+  const note = installed.get(skill.id);
+  output.err(`${skill.id}: ${note ?? `from ${display(skill.folder)} (${snapshot.originOf(skill)})`}`);
   if (skill.argumentHint) output.err(`${skill.id}: usage: /skill ${skill.id} ${skill.argumentHint}`);
   if (!skill.userInvocable) output.err(`${skill.id}: user-invocable: false: not offered to people; the model may load it`);
   if (skill.disableModelInvocation) output.err(`${skill.id}: disable-model-invocation: true: only people run it (/skill)`);
@@ -123,11 +128,11 @@ function describeClaudeCodeKeys(skill: Skill, snapshot: SkillSnapshot, output: C
   }
 }
 
-function show(snapshot: SkillSnapshot, id: string, output: CommandOutput): number {
+function show(snapshot: SkillSnapshot, id: string, output: CommandOutput, installed: ReadonlyMap<string, string>): number {
   output.out(loadSkill(snapshot, id));
   const skill = snapshot.get(id);
   if (skill) {
-    describeClaudeCodeKeys(skill, snapshot, output);
+    describeClaudeCodeKeys(skill, snapshot, output, installed);
     return 0;
   }
   const closest = snapshot.closest(id);
@@ -231,14 +236,14 @@ export async function runSkillsCommand(args: string[], ctx: SkillsCommandContext
   }
   switch (sub) {
     case 'list':
-      return withSnapshot(ctx, (snapshot) => list(snapshot, flags.has('--json'), ctx.output));
+      return withSnapshot(ctx, (snapshot) => list(snapshot, flags.has('--json'), ctx.output, ctx.installed ?? new Map()));
     case 'show': {
       const id = positionals[0];
       if (id === undefined || id.trim() === '') {
         ctx.output.err(`skillbot skills show: missing skill ID (see: skillbot skills list). Usage: ${USAGE.show}`);
         return 2;
       }
-      return withSnapshot(ctx, (snapshot) => show(snapshot, id, ctx.output));
+      return withSnapshot(ctx, (snapshot) => show(snapshot, id, ctx.output, ctx.installed ?? new Map()));
     }
     case 'catalog':
       return withSnapshot(ctx, (snapshot) => catalog(snapshot, ctx.output));

@@ -66,13 +66,19 @@ export function reachedFiles(files: ReadonlyArray<{ path: string; markdown?: str
 }
 
 /**
+ * Files in scripts/ that are data, never programs, whatever names them: `pip install -r scripts/requirements.txt`
+ * reads a list, and a template or schema is read by a script, not run.
+ */
+const DATA_FILE = /\.(txt|md|json|ya?ml|toml|cfg|ini|lock|csv|tsv|xml|xsd|html?|css|svg|png|jpe?g|gif|pdf|docx|pptx|xlsx)$/i;
+
+/**
  * Scripts under scripts/ that the instructions reach (`reachedFiles`), also by the spellings public skills use for
  * scripts: the path without its extension (`python scripts/check_fillable_fields <file.pdf>`) and, for Python,
  * its module (`python -m scripts.package_skill`), from the skill folder or the naming file's. A script named
  * nowhere never runs.
  */
 export function referencedScripts(files: ReadonlyArray<{ path: string; markdown?: string }>, body: string, folderName = ''): string[] {
-  const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/'));
+  const scripts = files.map((file) => file.path).filter((file) => file.startsWith('scripts/') && !DATA_FILE.test(file));
   const taken = new Set(files.map((file) => file.path));
   const reached = reachedFiles(files, body, folderName);
   const texts = [

@@ -37,7 +37,7 @@ describe('Discord transport', () => {
     expect(puts).toHaveLength(1);
     expect(puts[0]?.path).toBe(`/applications/${discord.world.applicationId}/guilds/${discord.guildId}/commands`);
     const commands = puts[0]?.body as Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }>;
-    expect(commands.map((command) => command.name)).toEqual(['ask', 'skill', 'skills', 'routine', 'hook']);
+    expect(commands.map((command) => command.name)).toEqual(['ask', 'skill', 'skills', 'routine', 'hook', 'usage']);
     expect(commands[1]?.options?.find((option) => option.name === 'id')?.autocomplete).toBe(true);
   });
 

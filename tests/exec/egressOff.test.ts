@@ -24,6 +24,10 @@ beforeAll(async () => {
   // The slowest of the three to start: the proxy must be there by the time it asks.
   await skill.write('scripts/npm.sh', '#!/bin/sh\ncd "$TMPDIR" && npm install left-pad --no-audit --no-fund --cache "$TMPDIR/npm-cache" 2>&1\n');
   await skill.write('scripts/curl.sh', '#!/bin/sh\nsleep 0.3\ncurl -sS --fail-with-body --max-time 20 http://files.example.org/data.csv 2>&1\n');
+  // A docx check as the office skills do it: lxml loads an OOXML schema whose import names dublincore.org's, and
+  // goes on without it (the run succeeds); then a mix of such a lookup and a real request.
+  await skill.write('scripts/schema.sh', '#!/bin/sh\nsleep 0.3\ncurl -s --max-time 20 http://dublincore.org/schemas/xmls/qdc/2003/04/02/dc.xsd >/dev/null; curl -s --max-time 20 http://purl.org/dc/elements/1.1/ >/dev/null; echo validated\n');
+  await skill.write('scripts/mixed.sh', '#!/bin/sh\nsleep 0.3\ncurl -s --max-time 20 http://www.w3.org/2001/xml.xsd >/dev/null; curl -sS --fail --max-time 20 http://files.example.org/data.csv 2>&1\n');
   await skill.write('scripts/node.sh', '#!/bin/sh\nsleep 0.3\ncurl -sS --max-time 20 https://pypi.org/simple/ 2>&1\n');
   executor = createExecutor({ timeoutMs: 30_000 });
 });
@@ -54,7 +58,7 @@ describe('a run without network', () => {
     expect(result.durationMs).toBeLessThan(2_000 + NPM_START_MS);
     expect(result.stdout).toMatch(/403/);
     expect(result.networkNotice).toBe(
-      'network is off for web-builder in this world: it tried to reach registry.npmjs.org:443. An operator allows it with `network: [web-builder]` in SKILLBOT_CONFIG.',
+      'network is off for web-builder in this world: it tried to reach registry.npmjs.org:443. An operator allows it with `network: [web-builder]` in SKILLBOT_CONFIG, which opens the network (public addresses, through the egress proxy) to every run of web-builder in this world.',
     );
   });
 
@@ -62,13 +66,23 @@ describe('a run without network', () => {
     const plain = await executor.run({ skillDir: skill.dir, script: 'scripts/curl.sh' });
     expect(plain.status).toBe('failed');
     expect(plain.durationMs).toBeLessThan(2_000);
-    expect(plain.stdout).toContain('network is off for skill in this world: skillbot did not connect to files.example.org:80.');
+    expect(plain.stdout).toContain('network is off for skill in this world: skillbot did not connect to files.example.org:80. An operator allows it with `network: [skill]` in SKILLBOT_CONFIG, which opens the network to every run of skill in this world.');
     expect(plain.networkNotice).toMatch(/it tried to reach files\.example\.org:80\. An operator allows it with `network: \[skill\]`/);
     const tls = await executor.run({ skillDir: skill.dir, script: 'scripts/node.sh' });
     expect(tls.status).toBe('failed');
     expect(tls.durationMs).toBeLessThan(2_000);
     expect(tls.stdout).toMatch(/CONNECT tunnel failed, response 403/);
     expect(tls.networkNotice).toMatch(/it tried to reach pypi\.org:443\./);
+  });
+
+  it('a parser reaching for an XML vocabulary (a namespace or schema host) is no connection: no notice, or only the real ones', async () => {
+    const schema = await executor.run({ skillDir: skill.dir, skillId: 'docx', script: 'scripts/schema.sh' });
+    expect(schema.status).toBe('ok');
+    expect(schema.stdout).toBe('validated\n');
+    expect(schema.networkNotice).toBeUndefined();
+    const mixed = await executor.run({ skillDir: skill.dir, skillId: 'docx', script: 'scripts/mixed.sh' });
+    expect(mixed.networkNotice).toMatch(/^network is off for docx in this world: it tried to reach files\.example\.org:80\. /);
+    expect(mixed.networkNotice).not.toContain('w3.org');
   });
 });
 

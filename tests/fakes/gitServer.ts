@@ -17,7 +17,8 @@ export interface FakeGitServer {
   requests: () => number;
   /** Makes (or replaces the files of) owner/repo and commits them on `branch`; returns the commit. */
   commit(repo: string, files: Record<string, RepoFile>, options?: { branch?: string; message?: string; replace?: boolean }): string;
-  tag(repo: string, tag: string): void;
+  /** Tags the branch's head (or `at`), moving the tag when it exists; `annotated`: a tag object with a message, as releases are. */
+  tag(repo: string, tag: string, options?: { annotated?: boolean; at?: string }): void;
   close(): Promise<void>;
 }
 
@@ -89,7 +90,11 @@ export async function startFakeGitServer(): Promise<FakeGitServer> {
       const dir = join(root, repo);
       const branch = options.branch ?? 'main';
       mkdirSync(dir, { recursive: true });
-      if (!existsSync(join(dir, '.git'))) git(dir, 'init', '-q', '-b', branch);
+      if (!existsSync(join(dir, '.git'))) {
+        git(dir, 'init', '-q', '-b', branch);
+        // As GitHub does: a commit may be fetched by its id (`git fetch origin <sha>`), not only a ref's tip.
+        git(dir, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
+      }
       const branches = git(dir, 'branch', '--list', branch);
       if (git(dir, 'symbolic-ref', '--short', 'HEAD') !== branch) git(dir, 'checkout', '-q', ...(branches === '' ? ['-b', branch] : [branch]));
       if (options.replace === true) for (const name of git(dir, 'ls-files').split('\n').filter(Boolean)) rmSync(join(dir, name), { force: true });
@@ -107,8 +112,8 @@ export async function startFakeGitServer(): Promise<FakeGitServer> {
       git(dir, 'commit', '-q', '--allow-empty', '-m', options.message ?? 'change');
       return git(dir, 'rev-parse', 'HEAD');
     },
-    tag(repo, tag) {
-      git(join(root, repo), 'tag', '-f', tag);
+    tag(repo, tag, options = {}) {
+      git(join(root, repo), 'tag', '-f', ...(options.annotated === true ? ['-a', '-m', `release ${tag}`] : []), tag, ...(options.at === undefined ? [] : [options.at]));
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,4 +4,4 @@ export type { FakeSlack, FakeSlackOptions, RateLimitRateOptions, RecordedCall, R
 export { clickPayload, commandBody, eventBody, messageEvent, SlackSender, slackSignature } from './slack/slackRequests.ts';
 export type { ClickInput, RequestWorkspace, SendOptions, SlackResponse, UserMessage } from './slack/slackRequests.ts';
 export type { EnvelopeType, SocketModeLink } from './slack/socketMode.ts';
-export type { AssistantCall, EphemeralMessage, PostedMessage, PublishedView, UploadedFile } from './slack/webApi.ts';
+export type { AssistantCall, EphemeralMessage, PersonProfile, PostedMessage, PublishedView, UploadedFile } from './slack/webApi.ts';

@@ -1,7 +1,7 @@
 // `skillbot skills install|installed|remove` on the host: the real command as a process, the same review, the
 // operator's yes (--yes, or refused when nobody can answer a prompt), and a bot on the same store serving the result.
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,10 +9,12 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/ops/log.ts';
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
-import { friendlyCollection, pluginWithHooks } from './fixtures.ts';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
+import { friendlyCollection, makeZip, pluginWithHooks, skillMd } from './fixtures.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
 let git: FakeGitServer;
+let anthropic: FakeAnthropic;
 let dir: string;
 let env: Record<string, string>;
 
@@ -26,6 +28,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 
 beforeAll(async () => {
   git = await startFakeGitServer();
+  anthropic = await startFakeAnthropic({ apiKeys: ['sk-ant-cli'] });
   git.commit('acme/tools', friendlyCollection(join(tmpdir(), 'never-written')));
   git.commit('acme/powers', pluginWithHooks(join(tmpdir(), 'never-written')));
   dir = mkdtempSync(join(tmpdir(), 'skillbot-install-cli-'));
@@ -37,11 +40,13 @@ beforeAll(async () => {
     WORKSPACES_DIR: join(dir, 'workspaces'),
     INSTALL_GITHUB_URL: git.url,
     LOG_LEVEL: 'warn',
-    ANTHROPIC_API_KEY: 'unused',
+    ANTHROPIC_API_KEY: 'sk-ant-cli',
+    ANTHROPIC_BASE_URL: anthropic.url,
   };
 });
 afterAll(async () => {
   await git?.close();
+  await anthropic?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -49,7 +54,7 @@ describe('skillbot skills install on the host', () => {
   it('shows the review and installs nothing without a yes when nobody can answer the prompt', async () => {
     const result = await run(['skills', 'install', 'github:acme/tools']);
     expect(result.stdout).toContain('Skill greeter');
-    expect(result.stdout).toContain('Nothing installed.');
+    expect(result.stdout).toContain('Nothing installed: nobody can answer the prompt here (stdin is not a terminal). Pass --yes');
     expect(result.code).toBe(1);
   }, 60_000);
 
@@ -64,6 +69,7 @@ describe('skillbot skills install on the host', () => {
     try {
       expect(app.engine.invocableSkills('slack:T1:C1').map((skill) => skill.id)).toEqual(expect.arrayContaining(['csv-peek', 'greeter']));
       const removed = await run(['skills', 'remove', 'greeter']);
+      expect(removed.stderr).toBe('');
       expect(removed.stdout).toContain('Removed greeter from defaults.');
       await app.installed.sync();
       expect(app.engine.invocableSkills('slack:T1:C1').map((skill) => skill.id)).not.toContain('greeter');
@@ -99,4 +105,29 @@ describe('skillbot skills install on the host', () => {
     const plain = await run(['skills', 'install', 'github:acme/tools', '--skill', 'csv-peek']);
     expect(plain.stdout).not.toContain('Not carried');
   }, 90_000);
+
+  it('installs a .skill file of this host (what skill-creator packages); list, show and doctor then include it', async () => {
+    writeFileSync(join(dir, 'notes-maker.skill'), makeZip({ 'notes-maker/SKILL.md': skillMd('notes-maker', 'Turns a meeting transcript into notes.', 'Write the notes as bullets.') }));
+    // Piped, no --yes: the review, then what to pass.
+    const piped = await run(['skills', 'install', './notes-maker.skill']);
+    expect(piped.stdout).toContain('Skill notes-maker');
+    expect(piped.stdout).toContain('Nothing installed: nobody can answer the prompt here (stdin is not a terminal). Pass --yes to install exactly what the review above shows.');
+    expect(piped.code).toBe(1);
+    const missing = await run(['skills', 'install', './nowhere.skill', '--yes']);
+    expect(missing.stderr).toContain(`${join(dir, 'nowhere.skill')}: no such file`);
+    const installed = await run(['skills', 'install', './notes-maker.skill', '--yes']);
+    expect(installed.stdout).toContain('Installed notes-maker into defaults.');
+
+    const listed = await run(['skills', 'list']);
+    expect(listed.stdout).toMatch(/^notes-maker +Turns a meeting transcript into notes\. +\[installed for every channel from notes-maker\.skill\]$/m);
+    const shown = await run(['skills', 'show', 'notes-maker']);
+    expect(shown.stdout).toContain('Write the notes as bullets.');
+    expect(shown.stderr).toContain('notes-maker: installed for every channel from notes-maker.skill');
+    mkdirSync(join(dir, 'skills'), { recursive: true });
+    const doctor = await run(['doctor']);
+    const skillsLine = doctor.stdout.split('\n').find((text) => text.slice(6).startsWith('skills:')) ?? '';
+    expect(skillsLine).toMatch(/installed from the store \(.*notes-maker for every channel/);
+    const sandboxLine = doctor.stdout.split('\n').find((text) => text.slice(6).startsWith('sandbox:')) ?? '';
+    expect(sandboxLine).toContain("runs start in the chat's workspace (/workspace");
+  }, 120_000);
 });

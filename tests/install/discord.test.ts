@@ -9,7 +9,7 @@ import { type FakeDiscord, type FakeUser, startFakeDiscord } from '../fakes/disc
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 import { approvalIn, botMessages, type DiscordBot, startDiscordBot, threadOn, waitForBotMessage } from '../discord/harness.ts';
-import { friendlyCollection, makeZip, skillMd } from './fixtures.ts';
+import { friendlyCollection, installFor, makeZip, skillMd } from './fixtures.ts';
 
 let git: FakeGitServer;
 let discord: FakeDiscord;
@@ -82,5 +82,18 @@ describe('installing skills from Discord', () => {
     discord.click(bob, card, `hitl:${id}:yes_once`);
     await waitForBotMessage(discord, thread.id, /^Installed zipped from zipped\.skill at sha256 [0-9a-f]{12}/);
     expect(bot.app.engine.invocableSkills(world).map((s) => s.id)).toContain('zipped');
+  });
+
+  it('a skill installed for another channel is not offered here: not by /skill autocomplete, nor by /skills', async () => {
+    git.commit('acme/far', { 'SKILL.md': skillMd('far-away', 'Installed for another channel only.') });
+    const other = `discord:${discord.guildId}:999000000000000001`;
+    await installFor(bot.app, 'github:acme/far', other);
+    expect(bot.app.engine.invocableSkills(other).map((s) => s.id)).toContain('far-away');
+    const typed = discord.autocomplete(alice, discord.general, 'skill', { id: 'far' }, 'id');
+    await discord.waitFor(() => typed.callbackType === 8, 'autocomplete choices');
+    expect(typed.callbackData?.choices).toEqual([]);
+    const list = discord.slash(alice, discord.general, 'skills');
+    const listed = await discord.waitFor(() => discord.world.message(list.originalMessageId ?? ''), 'the skill list');
+    expect(JSON.stringify(listed)).not.toContain('far-away');
   });
 });

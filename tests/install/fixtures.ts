@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { App } from '../../src/app.ts';
 import type { RepoFile } from '../fakes/gitServer.ts';
 
 export const skillMd = (name: string, description: string, body = 'Use the scripts below.', extra = ''): string =>
@@ -94,4 +95,15 @@ export function makeZip(entries: Record<string, string | { zeros: number }>): Bu
   const bytes = readFileSync(out);
   rmSync(dir, { recursive: true, force: true });
   return bytes;
+}
+
+/** Installs SOURCE for `scope` as a yes on its card would (the installer's own plan and commit), or throws why not. */
+export async function installFor(app: App, source: string, scope: string): Promise<void> {
+  const parsed = app.installer.parse(source);
+  if (!parsed.ok) throw new Error(parsed.error);
+  const planned = await app.installer.plan(parsed.source, { scope, policy: 'warn' });
+  if (!planned.ok) throw new Error(planned.error);
+  const committed = await app.installer.commit(planned.plan, { scope, requestedBy: 'U1', approvedBy: 'UADMIN' });
+  await planned.plan.discard();
+  if (!committed.ok) throw new Error(committed.error);
 }

@@ -15,8 +15,8 @@ import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, tool
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
 import { type FakeSlack, type PostedMessage, startFakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
-import { ALICE, approvalIdOf, approvalIn, BOB, CHANNEL, type SlackBot, startSlackBot } from '../slack/harness.ts';
-import { friendlyCollection, makeZip, skillMd } from './fixtures.ts';
+import { ALICE, approvalIdOf, approvalIn, BOB, CHANNEL, DM, type SlackBot, startSlackBot } from '../slack/harness.ts';
+import { friendlyCollection, installFor, makeZip, skillMd } from './fixtures.ts';
 
 if (process.env.CI === 'true' && !process.env.REDIS_URL) throw new Error('CI=true needs REDIS_URL: the install scale-out test must run, not skip.');
 
@@ -230,5 +230,18 @@ describe.runIf(process.env.REDIS_URL)('installing skills from Slack on two insta
     await click(b, BOB, narrowed, approvalIdOf(narrowed));
     await replyIn(root.ts, 'Installed greeter from github:acme/tools');
     await until(() => has(a, 'greeter') && has(b, 'greeter'), 'greeter on both');
+  });
+
+  it("App Home lists a skill installed for every channel, not one installed for a channel (the person's DM is another world)", async () => {
+    git.commit('acme/scoped', { 'skills/only-general/SKILL.md': skillMd('only-general', 'Installed for the general channel only.'), 'skills/everywhere/SKILL.md': skillMd('everywhere', 'Installed for every channel.') });
+    await installFor(a.app, 'github:acme/scoped/skills/only-general', world);
+    await installFor(a.app, 'github:acme/scoped/skills/everywhere', 'defaults');
+    expect(a.app.engine.invocableSkills(world).map((skill) => skill.id)).toContain('only-general');
+    const before = slack.views.length;
+    await a.sender.event({ type: 'app_home_opened', user: ALICE, channel: DM, tab: 'home', event_ts: a.sender.nextTs() });
+    const home = await slack.waitFor(() => slack.views[before], { what: 'the Home tab' });
+    const text = JSON.stringify(home.view.blocks);
+    expect(text).toContain('everywhere');
+    expect(text).not.toContain('only-general');
   });
 });

@@ -1,10 +1,10 @@
 // Dependencies are visible: `skillbot skills validate` and `skillbot doctor` (run as a person runs them) list what a
 // skill's code uses that this host lacks; a failed run's real stderr becomes one sentence saying what to install.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostView, missingDependencyHint, missingOnHost, scanSkillDependencies } from '../../src/skills/dependencies/index.ts';
+import { describeMissing, HostView, missingDependencyHint, missingOnHost, scanSkillDependencies, shortMissing } from '../../src/skills/dependencies/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';
 import { tempDir, writeSkill } from './helpers.ts';
 
@@ -201,6 +201,36 @@ describe('the host check', () => {
     expect(real.some((dependency) => dependency.name === 'qpdf' || dependency.name === 'pypdf')).toBe(false);
   });
 
+  it("a package the host has but without a submodule the code imports (Debian 12's imageio 2.4.1 has no v3): said so, with what works", async () => {
+    // A python3 of its own whose site holds an imageio as Debian packages 2.4.1: a package folder without v3.
+    const prefix = join(tmp.path, 'old-python');
+    await mkdir(join(prefix, 'bin'), { recursive: true });
+    await writeFile(join(prefix, 'bin', 'python3.11'), '#!/bin/sh\n', { mode: 0o755 });
+    await symlink('python3.11', join(prefix, 'bin', 'python3')).catch(() => undefined);
+    const site = join(prefix, 'lib', 'python3.11', 'site-packages');
+    await mkdir(join(site, 'imageio', 'plugins'), { recursive: true });
+    await writeFile(join(site, 'imageio', '__init__.py'), '__version__ = "2.4.1"\n');
+    await writeFile(join(site, 'imageio', 'plugins', '__init__.py'), '');
+    const dir = await writeSkill(root, 'gif-maker', undefined, '# GIFs\n\nRun `scripts/make.py`.\n', {
+      'scripts/make.py': 'import imageio.v3 as iio\nfrom imageio.plugins import ffmpeg\nimport imageio\n',
+    });
+    const missing = missingOnHost(await scanSkillDependencies(dir), new HostView({ searchPath: join(prefix, 'bin'), nodePath: '/nonexistent/node' }), dir);
+    expect(missing.map((dependency) => [dependency.name, dependency.lacks])).toEqual([['imageio', ['v3']]]);
+    const [imageio] = missing;
+    if (imageio === undefined) throw new Error('imageio not reported');
+    expect(describeMissing(imageio)).toBe(
+      "scripts/make.py:1 (and 2 more place(s)): imports imageio.v3, which this host's \"imageio\" lacks: Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it; to install a newer one: sudo /usr/bin/python3 -m pip install --break-system-packages --upgrade 'imageio>=2.16'",
+    );
+    expect(shortMissing(imageio)).toBe("imageio.v3 (a newer imageio: pip 'imageio>=2.16')");
+    // A host without imageio at all is not sent to Debian's package, which lacks v3.
+    const bare = join(tmp.path, 'bare-python');
+    await mkdir(join(bare, 'bin'), { recursive: true });
+    await writeFile(join(bare, 'bin', 'python3.11'), '#!/bin/sh\n', { mode: 0o755 });
+    await symlink('python3.11', join(bare, 'bin', 'python3')).catch(() => undefined);
+    const [absent] = missingOnHost(await scanSkillDependencies(dir), new HostView({ searchPath: join(bare, 'bin'), nodePath: '/nonexistent/node' }), dir);
+    expect(absent === undefined ? '' : describeMissing(absent)).toMatch(/imports the Python module "imageio", which this host lacks; to install: sudo \/usr\/bin\/python3 -m pip install --break-system-packages 'imageio>=2\.16'; Debian 12's python3-imageio is 2\.4\.1, which has no imageio\.v3/);
+  });
+
   it('an install line names its installer, not what it installs; `pnpm exec` is a use of pnpm', async () => {
     const dir = await writeSkill(root, 'bundler', undefined, '# Bundler\n\nRun `scripts/bundle.sh`.\n', {
       'scripts/bundle.sh': '#!/bin/sh\npnpm add -D parcel html-inline\npnpm exec parcel build index.html\nnpm install -g skillbot-nopkg-xyz\n',
@@ -257,9 +287,16 @@ describe('missingDependencyHint, on stderr from real failures', () => {
     expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/^The host's Python module "json" has no "skillbot_no_such_submodule": it is probably older than this skill needs/);
   });
 
+  it("imageio missing altogether: Debian's package is named with what it lacks, and the pip line that works", () => {
+    const stderr = 'Traceback (most recent call last):\n  File "/skills/slack-gif-creator/core/gif_builder.py", line 12, in <module>\n    import imageio.v3 as imageio\nModuleNotFoundError: No module named \'imageio\'\n';
+    expect(missingDependencyHint(stderr, 1)).toBe(
+      "This skill needs the Python module \"imageio\", which the host skillbot runs on lacks; whoever runs skillbot can install it: Debian's python3-imageio (or: sudo /usr/bin/python3 -m pip install --break-system-packages imageio) (code importing imageio.v3 needs a newer one: Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it; sudo /usr/bin/python3 -m pip install --break-system-packages 'imageio>=2.16').",
+    );
+  });
+
   it('a Python module too old: cannot import name', async () => {
     const failed = await run('/usr/bin/python3', ['-c', 'from pypdf import SkillbotNoSuchName']);
-    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/"pypdf" has no "SkillbotNoSuchName".*older.*pip install pypdf/);
+    expect(missingDependencyHint(failed.stderr, failed.code)).toMatch(/"pypdf" has no "SkillbotNoSuchName".*older.*pip install --break-system-packages --upgrade pypdf\.$/);
   });
 
   it('a command: bash, sh (dash), env, Python subprocess and Node child_process', async () => {

@@ -31,4 +31,10 @@ describe('referenced scripts', () => {
   it('a script is named exactly: another case or a longer name does not count', () => {
     expect(referencedScripts(files({}, ['scripts/run.sh']), 'Run SCRIPTS/RUN.SH or scripts/run.sh.bak')).toEqual([]);
   });
+
+  it('a data file in scripts/ is never a script, however it is named: requirements.txt, a template, a schema', () => {
+    const folder = files({}, ['scripts/requirements.txt', 'scripts/page.html', 'scripts/schema.json', 'scripts/build.py']);
+    const body = 'First `pip install -r scripts/requirements.txt`, then run `python scripts/build.py` with scripts/page.html and scripts/schema.json.';
+    expect(referencedScripts(folder, body)).toEqual(['scripts/build.py']);
+  });
 });

@@ -27,7 +27,7 @@ describe('adapters/slack/manifest.yml', () => {
   it('subscribes to the events, commands and interactivity the adapter handles, all at /slack/events', async () => {
     const manifest = parse(await readFile(manifestPath, 'utf8')) as Manifest;
     expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([...SLACK_BOT_EVENTS].sort());
-    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/hook', '/routine', '/skill', '/skills']);
+    expect(manifest.features.slash_commands.map((command) => command.command).sort()).toEqual(['/hook', '/routine', '/skill', '/skills', '/usage']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
     // app_home_opened publishes a Home tab; the split view is agent_view (Slack refuses assistant_view for new apps).
@@ -49,7 +49,7 @@ describe('adapters/slack/manifest.yml', () => {
 
   it('lists every event the adapter listens to and no other, besides the old assistant_view ones still handled', async () => {
     const sources = await Promise.all(
-      ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
+      ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts', 'access.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
     );
     const registered = sources.flatMap((source) => [...source.matchAll(/bolt\.event\('([a-z_]+)'/g)].map((match) => match[1]));
     // A `message` listener stands for the four message.* subscriptions.

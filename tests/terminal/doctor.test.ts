@@ -127,6 +127,22 @@ describe('skillbot doctor', () => {
     );
   });
 
+  it("flags a skill whose instructions' own code imports a Node package the host lacks (docx's create path)", async () => {
+    const office = join(dir, 'office-skills');
+    await writeSkills(office, [
+      {
+        name: 'word-maker',
+        description: 'Create Word documents.',
+        body: '# Word\nTo create a new document, write JavaScript with docx-js: see [docx-js.md](docx-js.md).',
+        files: { 'docx-js.md': "# docx-js\n\n```javascript\nconst { Document, Packer } = require('skillbot-no-such-docx');\n```\n\nAlternatives: `import fitz` in Python.\n" },
+      },
+    ]);
+    const { stdout } = await doctor({ SKILLS_DIRS: office });
+    expect(line(stdout, 'dependencies')).toMatch(
+      /^warn {2}dependencies: 1 skill\(s\) use what this host lacks: word-maker's instructions write code that imports skillbot-no-such-docx \(npm skillbot-no-such-docx\) \(its create path fails without it\)/,
+    );
+  });
+
   it('reports a broken plugin marketplace.json under skills', async () => {
     const market = join(dir, 'market');
     await writeSkills(join(market, 'plugins', 'tools', 'skills'), [STATS_SKILL]);

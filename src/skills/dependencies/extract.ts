@@ -10,6 +10,8 @@ export interface RawUse {
   /** 1-based, within the text given. */
   line: number;
   optional: boolean;
+  /** A Python import of a submodule (`imageio.v3`): the dotted part after the top module, which an old version may lack. */
+  submodule?: string;
 }
 
 export type CodeLanguage = 'python' | 'shell' | 'node';
@@ -77,6 +79,11 @@ interface TryBlock {
   inHandler: boolean;
 }
 
+function pythonUse(dotted: string, line: number): RawUse {
+  const [top = '', ...rest] = dotted.split('.');
+  return { kind: 'python', name: top, line, optional: false, ...(rest.length > 0 && rest.every((part) => pythonName.test(part)) ? { submodule: rest.join('.') } : {}) };
+}
+
 function pythonUses(text: string): RawUse[] {
   const uses: RawUse[] = [];
   const lines = text.split('\n');
@@ -105,14 +112,12 @@ function pythonUses(text: string): RawUse[] {
     const plain = importLine.exec(code);
     if (plain) {
       for (const part of (plain[2] ?? '').split(';')[0]!.split(',')) {
-        const top = part.trim().split(/\s+/)[0]?.split('.')[0] ?? '';
-        if (pythonName.test(top)) found.push({ kind: 'python', name: top, line, optional: false });
+        const dotted = part.trim().split(/\s+/)[0] ?? '';
+        if (pythonName.test(dotted.split('.')[0] ?? '')) found.push(pythonUse(dotted, line));
       }
     }
     const from = fromLine.exec(code);
-    if (from && (from[2] ?? '') === '' && from[3] !== undefined) {
-      found.push({ kind: 'python', name: from[3].split('.')[0]!, line, optional: false });
-    }
+    if (from && (from[2] ?? '') === '' && from[3] !== undefined) found.push(pythonUse(from[3], line));
     for (const match of code.matchAll(dynamicImport)) found.push({ kind: 'python', name: match[1]!.split('.')[0]!, line, optional: false });
     const open = tries.at(-1);
     if (open !== undefined && !open.inHandler) open.imports.push(...found);

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { skillPathInside } from '../../config/sandboxPaths.ts';
 import { HostView } from './host.ts';
-import { adviceFor, describeAdvice, KNOWN_PROGRAMS } from './packages.ts';
+import { adviceFor, describeAdvice, KNOWN_PROGRAMS, pipInstall } from './packages.ts';
 import { nodePackageName } from './extract.ts';
 import type { DependencyKind } from './types.ts';
 
@@ -96,10 +96,16 @@ function sentence(found: Found): string {
   if (found.name === 'playwright-browsers') {
     return `This skill drives a browser with Playwright, whose browsers the host skillbot runs on lacks; whoever runs skillbot can install them where the sandbox sees them: ${describeAdvice(adviceFor('program', found.name))}.`;
   }
-  const how = describeAdvice(adviceFor(found.kind, found.name));
+  const advice = adviceFor(found.kind, found.name);
   if (found.lacks !== undefined) {
-    return `The host's Python module "${found.name}" has no "${found.lacks}": it is probably older than this skill needs; whoever runs skillbot can install a newer one (${how}).`;
+    // The host has the module: its Debian package is what is there, so only a newer one from pip helps.
+    const newer = advice.newer;
+    const why = newer === undefined ? 'it is probably older than this skill needs' : newer.note;
+    return `The host's Python module "${found.name}" has no "${found.lacks}": ${why}. Whoever runs skillbot can install a newer one: ${pipInstall(newer?.pip ?? advice.pip ?? found.name, true)}.`;
   }
+  // The output names the module, not its submodule: where the Debian package is known to lack one, say so.
+  const newer = advice.newer === undefined ? '' : ` (code importing ${advice.newer.submodules.map((sub) => `${found.name}.${sub}`).join(', ')} needs a newer one: ${advice.newer.note}; ${pipInstall(advice.newer.pip)})`;
+  const how = `${describeAdvice(advice)}${newer}`;
   const what = found.kind === 'program' ? 'program' : found.kind === 'python' ? 'Python module' : 'Node package';
   return `This skill needs the ${what} "${found.name}", which the host skillbot runs on lacks; whoever runs skillbot can install it: ${how}.`;
 }

@@ -56,6 +56,20 @@ export class HostView {
     });
   }
 
+  /** Whether the host's package `name` has the submodule `sub` (`v3` of imageio): a `sub.py`, `sub/` or `sub*.so` in it. */
+  hasPythonSubmodule(name: string, sub: string): boolean {
+    const site = this.pythonSite();
+    if (site === null) return false;
+    const parts = sub.split('.');
+    const last = parts.pop() ?? '';
+    return site.dirs.some((dir) => {
+      const folder = path.join(dir, name, ...parts);
+      if (statOr(folder)?.isDirectory() !== true) return false;
+      const entries = this.#list(folder);
+      return entries.has(last) || entries.has(`${last}.py`) || [...entries].some((entry) => entry.startsWith(`${last}.`) && entry.endsWith('.so'));
+    });
+  }
+
   /** The sandbox's python3 (the first on its PATH) and the folders it imports from; null when there is none. */
   pythonSite(): PythonSite | null {
     if (this.#python !== undefined) return this.#python;

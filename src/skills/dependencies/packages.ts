@@ -6,6 +6,9 @@ import type { DependencyKind, InstallAdvice } from './types.ts';
 const OFFICE = 'libreoffice-core (with libreoffice-writer, -calc or -impress for the formats you convert)';
 const POPPLER = 'poppler-utils';
 const IMAGEMAGICK = 'imagemagick';
+/** Playwright's browsers, where the sandbox sees them (a run's HOME is its own, so browsers in a home folder are not). */
+const PLAYWRIGHT_BROWSERS =
+  "as root, `PLAYWRIGHT_BROWSERS_PATH=/usr/local/share/ms-playwright python3 -m playwright install --with-deps chromium`, then give the skill `PLAYWRIGHT_BROWSERS_PATH: /usr/local/share/ms-playwright` in the world's `env`";
 
 /** Programs the scan looks for in shell code and in strings a script hands to subprocess/child_process. */
 export const KNOWN_PROGRAMS: Readonly<Record<string, InstallAdvice>> = {
@@ -69,10 +72,8 @@ export const KNOWN_PROGRAMS: Readonly<Record<string, InstallAdvice>> = {
   tsc: { npm: 'typescript' },
   claude: { npm: '@anthropic-ai/claude-code', note: 'a skill that runs `claude` needs it signed in, which a sandboxed run is not' },
   uv: { pip: 'uv' },
-  playwright: { pip: 'playwright', note: 'then install its browsers as the next line says' },
-  'playwright-browsers': {
-    note: 'as root, `PLAYWRIGHT_BROWSERS_PATH=/usr/local/share/ms-playwright python3 -m playwright install --with-deps chromium`, then give the skill `PLAYWRIGHT_BROWSERS_PATH: /usr/local/share/ms-playwright` in the world\'s `env` (a run\'s HOME is its own, so browsers in a home folder are not seen)',
-  },
+  playwright: { pip: 'playwright', note: `then its browsers: ${PLAYWRIGHT_BROWSERS}` },
+  'playwright-browsers': { note: PLAYWRIGHT_BROWSERS },
   chromium: { debian: 'chromium' },
 };
 
@@ -121,8 +122,8 @@ const PYTHON_MODULES: Readonly<Record<string, InstallAdvice>> = {
   pkg_resources: { debian: 'python3-pkg-resources', pip: 'setuptools' },
   setuptools: { debian: 'python3-setuptools', pip: 'setuptools' },
   anthropic: { pip: 'anthropic', note: 'not packaged in Debian 12' },
-  playwright: { pip: 'playwright', note: 'not packaged in Debian 12; its browsers are a second step (see the program "playwright-browsers")' },
-  imageio: { debian: 'python3-imageio', pip: 'imageio' },
+  playwright: { pip: 'playwright', note: `not packaged in Debian 12; then its browsers: ${PLAYWRIGHT_BROWSERS}` },
+  imageio: { debian: 'python3-imageio', pip: 'imageio', newer: { note: "Debian 12's python3-imageio is 2.4.1, which has no imageio.v3 (it came with imageio 2.16); pip's current imageio has it", pip: "'imageio>=2.16'", submodules: ['v3'] } },
   mcp: { pip: 'mcp', note: 'not packaged in Debian 12' },
 };
 
@@ -148,13 +149,18 @@ export function adviceFor(kind: DependencyKind, name: string): InstallAdvice {
   return NODE_PACKAGES[name] ?? { npm: name };
 }
 
+/** pip as root with the python3 the sandbox runs; `upgrade` when an older one is there (else pip keeps it). */
+export function pipInstall(requirement: string, upgrade = false): string {
+  return `sudo /usr/bin/python3 -m pip install --break-system-packages ${upgrade ? '--upgrade ' : ''}${requirement}`;
+}
+
 /** "Debian's python3-yaml (or: pip install PyYAML)" and the like: what a person types, not prose about it. */
 export function describeAdvice(advice: InstallAdvice): string {
   const ways: string[] = [];
   if (advice.debian !== undefined) ways.push(`Debian's ${advice.debian}${advice.guessed === true ? ' if there is such a package' : ''}`);
   // As root, with the python3 the sandbox runs (/usr/bin comes first on its PATH): pip then writes to
   // /usr/local/lib/python3.X/dist-packages, which the sandbox shows. Debian 12 asks for the flag to allow it.
-  if (advice.pip !== undefined) ways.push(`sudo /usr/bin/python3 -m pip install --break-system-packages ${advice.pip}`);
+  if (advice.pip !== undefined) ways.push(pipInstall(advice.pip));
   if (advice.npm !== undefined) ways.push(`npm install -g ${advice.npm}`);
   const text = ways.length > 1 ? `${ways[0]} (or: ${ways.slice(1).join(', or: ')})` : (ways[0] ?? '');
   if (advice.note === undefined) return text;

@@ -57,8 +57,10 @@ function group(found: { use: RawUse; file: string; mentioned?: boolean }[]): Dep
     const key = `${use.kind}\0${use.name}`;
     const entry = byKey.get(key);
     if (entry === undefined) {
-      byKey.set(key, { kind: use.kind, name: use.name, sites: [{ file, line: use.line }], optional: use.optional, mentionedOnly: mentioned === true });
+      const submodules = use.submodule === undefined ? {} : { submodules: [use.submodule] };
+      byKey.set(key, { kind: use.kind, name: use.name, sites: [{ file, line: use.line }], optional: use.optional, mentionedOnly: mentioned === true, ...submodules });
     } else {
+      if (use.submodule !== undefined && !(entry.submodules ?? []).includes(use.submodule)) entry.submodules = [...(entry.submodules ?? []), use.submodule];
       if (!entry.sites.some((site) => site.file === file && site.line === use.line)) entry.sites.push({ file, line: use.line });
       // A guarded import stays optional only while every use in code is guarded; a document's mention changes neither.
       if (mentioned !== true) entry.optional &&= use.optional;

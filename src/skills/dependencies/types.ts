@@ -22,6 +22,10 @@ export interface Dependency {
    * an alternative the model may choose, not something the skill's own code needs.
    */
   mentionedOnly: boolean;
+  /** Python: submodules imported (`v3` of `imageio.v3`), which an older version of the package may lack. */
+  submodules?: string[];
+  /** Set by the host check: the submodules the host's (older) package lacks. */
+  lacks?: string[];
 }
 
 /** How a person gets a missing dependency on a Debian-like host. */
@@ -35,6 +39,11 @@ export interface InstallAdvice {
   guessed?: boolean;
   /** A short remark, e.g. that Debian's version is too old for some skills. */
   note?: string;
+  /**
+   * When the host has the module but an older one than the code needs (it lacks a name or submodule): what the
+   * Debian package provides, and what to install instead (Debian's package is then no answer).
+   */
+  newer?: { note: string; pip: string; submodules: string[] };
 }
 
 export interface MissingDependency extends Dependency {

@@ -160,6 +160,12 @@ const routes: Array<[string, RegExp, Handler]> = [
     const channel = channelOr404(ctx, channelId);
     return isError(channel) ? channel : createThread(ctx, channel, asBody(req.body));
   }],
+  // A guild member: their roles (the bot's REST token needs no privileged intent for this).
+  ['GET', /^\/guilds\/(\d+)\/members\/(\d+)$/, (ctx, _req, [guildId, userId]) => {
+    const user = ctx.world.users.get(userId ?? '');
+    if (guildId !== ctx.world.guildId) return unknown(10004, 'Guild');
+    return user ? { status: 200, body: ctx.world.memberPayload(user, true) } : unknown(10007, 'Member');
+  }],
   ['POST', /^\/users\/@me\/channels$/, (ctx, req) => {
     const user = ctx.world.users.get(String(asBody(req.body).recipient_id ?? ''));
     if (!user) return unknown(10013, 'User');

@@ -37,7 +37,10 @@ export interface FakeDiscord {
   readonly gateway: GatewayStats;
   /** True while the bot's gateway session has an open socket. */
   readonly connected: boolean;
-  addUser(username: string): FakeUser;
+  /** A person (or, with `bot`, another bot's account) in the guild, holding `roles`. */
+  addUser(username: string, options?: { bot?: boolean; roles?: string[] }): FakeUser;
+  /** A new role id of the guild (for `access.groups`). */
+  addRole(): string;
   /** A person's message in a channel or thread. */
   /** A public thread a person opens in #general (the gateway announces it, as Discord does). */
   openThread(user: FakeUser, name: string): FakeChannel;
@@ -164,7 +167,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     get connected() {
       return gateway.connected;
     },
-    addUser: (username) => world.addUser(username),
+    addUser: (username, options) => world.addUser(username, options),
+    addRole: () => world.ids.next(),
     openThread(user, name) {
       const thread = world.addChannel({ type: CHANNEL_TYPES.publicThread, name, guildId: world.guildId, parentId: general.id, ownerId: user.id });
       gateway.dispatch({ t: 'THREAD_CREATE', d: { ...world.channelPayload(thread), newly_created: true }, intent: INTENTS.Guilds });

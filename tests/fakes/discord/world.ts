@@ -6,6 +6,8 @@ export interface FakeUser {
   id: string;
   username: string;
   bot?: boolean;
+  /** The guild roles this member holds (role ids). */
+  roles?: string[];
 }
 
 export const CHANNEL_TYPES = { text: 0, dm: 1, publicThread: 11 } as const;
@@ -106,8 +108,8 @@ export class DiscordWorld {
     this.botRoleId = this.ids.next();
   }
 
-  addUser(username: string): FakeUser {
-    const user = { id: this.ids.next(), username };
+  addUser(username: string, options: { bot?: boolean; roles?: string[] } = {}): FakeUser {
+    const user = { id: this.ids.next(), username, ...(options.bot ? { bot: true } : {}), ...(options.roles ? { roles: options.roles } : {}) };
     this.users.set(user.id, user);
     return user;
   }
@@ -188,7 +190,7 @@ export class DiscordWorld {
   memberPayload(user: FakeUser, withUser: boolean): Record<string, unknown> {
     return {
       ...(withUser ? { user: this.userPayload(user) } : {}),
-      roles: [],
+      roles: [...(user.roles ?? [])],
       joined_at: new Date(0).toISOString(),
       deaf: false,
       mute: false,
@@ -231,7 +233,7 @@ export class DiscordWorld {
       channel_id: message.channelId,
       ...(channel?.guildId ? { guild_id: channel.guildId } : {}),
       author: this.userPayload(message.author),
-      ...(channel?.guildId && !message.author.bot ? { member: this.memberPayload(message.author, false) } : {}),
+      ...(channel?.guildId ? { member: this.memberPayload(message.author, false) } : {}),
       content: message.content,
       timestamp: new Date(message.createdAt).toISOString(),
       edited_timestamp: message.history.length > 1 ? new Date().toISOString() : null,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { seededRandom } from '../anthropic/faults.ts';
 import { FakeSocketMode, type SocketModeLink } from './socketMode.ts';
-import { type AssistantCall, type EphemeralMessage, FakeWorkspace, type MethodResult, type PostedMessage, type PublishedView, type SeededMessage, type SharedFile, type UploadedFile, type WorkspaceInfo } from './webApi.ts';
+import { type AssistantCall, type EphemeralMessage, FakeWorkspace, type MethodResult, type PersonProfile, type PostedMessage, type PublishedView, type SeededMessage, type SharedFile, type UploadedFile, type WorkspaceInfo } from './webApi.ts';
 
 export interface FakeSlackOptions {
   botToken?: string;
@@ -14,6 +14,8 @@ export interface FakeSlackOptions {
   teamId?: string;
   botUserId?: string;
   botId?: string;
+  /** The Enterprise Grid org of the workspace (auth.test's `enterprise_id`); none by default. */
+  enterpriseId?: string;
   /** chat.startStream fails with this error (e.g. `feature_not_enabled`): a workspace without AI streaming. */
   refuseStreaming?: string;
 }
@@ -86,8 +88,10 @@ export interface FakeSlack {
   seed(message: SeededMessage): void;
   /** The workspace's next message ts (for a person's message written now: it sorts after every earlier post). */
   nextTs(): string;
-  /** A person users.info knows, by display name. */
-  addPerson(userId: string, displayName: string): void;
+  /** A person users.info knows, by display name (with `profile`: a guest, a Slack Connect member, a bot user). */
+  addPerson(userId: string, displayName: string, profile?: PersonProfile): void;
+  /** A user group (`S…`) and its members, as usergroups.users.list answers. */
+  setGroup(groupId: string, members: string[]): void;
   /** A fresh response_url pointing at this fake. */
   responseUrl(): string;
   /** The next calls of `method` fail with these faults, one each, in order. */
@@ -143,6 +147,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     teamId: options.teamId ?? 'T0FAKE',
     botUserId: options.botUserId ?? 'UBOT',
     botId: options.botId ?? 'BBOT',
+    ...(options.enterpriseId ? { enterpriseId: options.enterpriseId } : {}),
     botToken: options.botToken ?? 'xoxb-fake-token',
     appToken: options.appToken ?? 'xapp-fake-token',
   };
@@ -282,8 +287,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     nextTs() {
       return workspace.nextTs();
     },
-    addPerson(userId, displayName) {
+    addPerson(userId, displayName, profile) {
       workspace.people.set(userId, displayName);
+      if (profile) workspace.profiles.set(userId, profile);
+    },
+    setGroup(groupId, members) {
+      workspace.groups.set(groupId, members);
     },
     shareFile(file) {
       const id = workspace.nextFileId();

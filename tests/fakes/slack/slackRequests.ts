@@ -33,6 +33,8 @@ export interface UserMessage {
   channelType?: string;
   /** Files shared with the message (FakeSlack.shareFile entries): a `file_share` message, as Slack sends it. */
   files?: Array<Record<string, unknown>>;
+  /** Written by an app (chat.postMessage with its bot token): Slack adds its `bot_id` and `bot_profile`; `user` is its bot user. */
+  botId?: string;
 }
 
 export interface ClickInput {
@@ -218,6 +220,7 @@ export function messageEvent(type: 'message' | 'app_mention', input: UserMessage
     channel: input.channel,
     ...(type === 'message' ? { channel_type: input.channelType ?? 'channel' } : {}),
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    ...(input.botId ? { bot_id: input.botId, app_id: `A${input.botId.slice(1)}`, bot_profile: { id: input.botId, name: input.botId.toLowerCase(), deleted: false } } : {}),
     ...(input.files?.length ? { files: input.files, upload: false, ...(type === 'message' ? { subtype: 'file_share' } : {}) } : {}),
     blocks: [],
   };

@@ -86,8 +86,20 @@ export interface UploadedFile {
   completedAt: number;
 }
 
+/** A person's facts beyond the name. */
+export interface PersonProfile {
+  /** `multi`: a multi-channel guest (restricted); `single`: a single-channel guest (ultra-restricted). */
+  guest?: 'multi' | 'single';
+  /** Their home workspace, when not this one (Slack Connect). */
+  teamId?: string;
+  enterpriseId?: string;
+  bot?: boolean;
+}
+
 export interface WorkspaceInfo {
   teamId: string;
+  /** The Enterprise Grid org, when the workspace is in one. */
+  enterpriseId?: string;
   botUserId: string;
   botId: string;
 }
@@ -124,6 +136,10 @@ export class FakeWorkspace {
   readonly seeded: SeededMessage[] = [];
   /** users.info answers: id → display name. */
   readonly people = new Map<string, string>();
+  /** What users.info says of a person beside the name (guests, Slack Connect members, bots). */
+  readonly profiles = new Map<string, PersonProfile>();
+  /** User groups (usergroups.users.list): id → member ids. */
+  readonly groups = new Map<string, string[]>();
   readonly assistantCalls: AssistantCall[] = [];
   readonly views: PublishedView[] = [];
   /** Set: chat.startStream fails with this error, as for a workspace or app without AI streaming. */
@@ -180,7 +196,7 @@ export class FakeWorkspace {
   call(method: string, params: Record<string, unknown>): MethodResult {
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'skillbot', team_id: this.info.teamId, user_id: this.info.botUserId, bot_id: this.info.botId };
+        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake Team', user: 'skillbot', team_id: this.info.teamId, user_id: this.info.botUserId, bot_id: this.info.botId, ...(this.info.enterpriseId ? { enterprise_id: this.info.enterpriseId, is_enterprise_install: false } : {}) };
       case 'chat.postMessage':
         return this.#post(params);
       case 'chat.update':
@@ -195,7 +211,11 @@ export class FakeWorkspace {
         const id = str(params, 'user');
         const name = id ? this.people.get(id) : undefined;
         if (!id || name === undefined) return fail('user_not_found');
-        return { ok: true, user: { id, name: name.toLowerCase().replace(/\s+/g, '.'), real_name: name, is_bot: false, profile: { display_name: name, real_name: name } } };
+        return { ok: true, user: this.#user(id, name) };
+      }
+      case 'usergroups.users.list': {
+        const members = this.groups.get(str(params, 'usergroup') ?? '');
+        return members === undefined ? fail('no_such_subteam') : { ok: true, users: [...members] };
       }
       case 'files.getUploadURLExternal':
         return this.#uploadTicket(params);
@@ -217,6 +237,26 @@ export class FakeWorkspace {
       default:
         return fail('unknown_method');
     }
+  }
+
+  /** A user object as users.info gives it: guests are restricted (multi-channel) or ultra-restricted (single-channel);
+   * a Slack Connect member carries their home team_id, and an Enterprise Grid member enterprise_user. */
+  #user(id: string, name: string): Record<string, unknown> {
+    const profile = this.profiles.get(id) ?? {};
+    const teamId = profile.teamId ?? this.info.teamId;
+    return {
+      id,
+      team_id: teamId,
+      name: name.toLowerCase().replace(/\s+/g, '.'),
+      real_name: name,
+      deleted: false,
+      is_bot: profile.bot ?? false,
+      is_app_user: false,
+      is_restricted: profile.guest === 'multi' || profile.guest === 'single',
+      is_ultra_restricted: profile.guest === 'single',
+      ...(profile.enterpriseId ? { enterprise_user: { id, enterprise_id: profile.enterpriseId, enterprise_name: 'Grid', is_admin: false, is_owner: false, teams: [teamId] } } : {}),
+      profile: { display_name: name, real_name: name, team: teamId },
+    };
   }
 
   #content(params: Record<string, unknown>): { text: string; blocks?: unknown[]; markdown?: boolean } | string {
