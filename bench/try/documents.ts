@@ -1,6 +1,6 @@
 // More of anthropics/skills as a new user meets it (issue 36's second try), in Slack threads with a scripted model
 // standing in for Claude: xlsx installed by a lightweight tag (`github:anthropics/skills@TAG`) and docx by an
-// annotated one (`#TAG`); a budget made with openpyxl and recalculated by the xlsx skill's recalc.py (LibreOffice);
+// annotated one; a budget made with openpyxl and recalculated by the xlsx skill's recalc.py (LibreOffice);
 // a Word file edited through the docx skill's unpack → edit XML → pack path; a PDF page rendered with pdftoppm and
 // viewed with the editor, checking that the model's next request carries the image block. What reaches the thread
 // is read back on the host. The tags are made by the caller in its own clone (bench/tryDocuments.ts).
@@ -54,7 +54,7 @@ async function tryXlsx(t: Try, tag: string): Promise<void> {
 }
 
 async function tryDocx(t: Try, tag: string): Promise<void> {
-  const root = await install(t, 'docx', `github:anthropics/skills#${tag}`);
+  const root = await install(t, 'docx', `github:anthropics/skills@${tag}`);
   if (root === undefined) return;
   const original = join(t.dir, 'letter.docx');
   python('import sys; from docx import Document\nd = Document(); d.add_heading("Letter", 1); d.add_paragraph("Dear Bob, the meeting is on Monday."); d.save(sys.argv[1])', original);
@@ -89,7 +89,7 @@ async function tryPageImage(t: Try): Promise<void> {
     .filter((b: { type?: string }) => b.type === 'image') as Array<{ source?: { media_type?: string; data?: string } }>;
   say(`[page image] image blocks in the model's requests: ${images.map((i) => `${i.source?.media_type} (${i.source?.data?.length ?? 0} base64 chars)`).join(', ') || 'none'}`);
   // The progress line lives in the turn's progress message (edited, then perhaps deleted) or its stream's tasks.
-  const seen = [...t.slack.messages, ...t.slack.deleted].flatMap((m) => [m, ...m.edits]).map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}`);
+  const seen = [...t.slack.messages, ...t.slack.deleted].flatMap((m) => [m, ...m.edits]).map((m) => `${m.text}\n${JSON.stringify(m.blocks ?? [])}\n${JSON.stringify((m as { tasks?: unknown }).tasks ?? [])}`);
   const told = [...new Set(seen.flatMap((text) => /Showed Claude the image[^"\n]*/.exec(text)?.[0] ?? []))];
   say(`[page image] what the person was told: ${told.join(' | ') || 'nothing'}`);
 }
