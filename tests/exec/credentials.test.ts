@@ -4,7 +4,7 @@
 // host (a network namespace, its own CA that the bot trusts through NODE_EXTRA_CA_CERTS) receives. The placeholder
 // on its way to any other host is refused and logged.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -40,8 +40,9 @@ print(response.json()["authorization"])
 // Node 20's fetch ignores HTTPS_PROXY: a script hands it undici's EnvHttpProxyAgent (here npm's own copy, on the
 // host's /usr; a skill would bundle undici). Node 24 reads the variables itself (NODE_USE_ENV_PROXY=1 is set).
 const NODE = `process.removeAllListeners("warning");
-const { fetch, EnvHttpProxyAgent } = require(process.argv[2]);
-fetch("https://files.example.test:8443/echo", { headers: { authorization: "Bearer " + process.env.API_TOKEN }, dispatcher: new EnvHttpProxyAgent() })
+const undici = process.argv[2] ? require(process.argv[2]) : undefined;
+const get = undici ? undici.fetch : fetch;
+get("https://files.example.test:8443/echo", { headers: { authorization: "Bearer " + process.env.API_TOKEN }, ...(undici ? { dispatcher: new undici.EnvHttpProxyAgent() } : {}) })
   .then((response) => response.json())
   .then((headers) => console.log(headers.authorization), (error) => { console.error(String(error.cause ?? error)); process.exit(1); });
 `;
@@ -113,8 +114,11 @@ describe('credentials injected by the egress proxy', () => {
     const requests = await executor.run({ skillDir: skill.dir, script: 'scripts/py_requests.py', network: true, credentials });
     expect(requests.stderr).toBe('');
     expect(requests.stdout).toBe(`Bearer ${SECRET}\n`);
+    // Node 20 needs undici's agent (npm's own copy where the Node install has npm); Node 24's fetch uses the proxy
+    // variables itself (NODE_USE_ENV_PROXY=1 in the sandbox), and a Node from the npm registry has no npm inside.
     const undici = path.join(path.dirname(path.dirname(realpathSync(process.execPath))), 'lib', 'node_modules', 'npm', 'node_modules', 'undici');
-    const node = await executor.run({ skillDir: skill.dir, script: 'scripts/fetch.js', args: [undici], network: true, credentials });
+    const major = Number(process.versions.node.split('.')[0]);
+    const node = await executor.run({ skillDir: skill.dir, script: 'scripts/fetch.js', args: major < 24 || existsSync(undici) ? [undici] : [], network: true, credentials });
     expect(node.stderr).toBe('');
     expect(node.stdout).toBe(`Bearer ${SECRET}\n`);
   });
