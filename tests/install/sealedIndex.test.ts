@@ -13,7 +13,7 @@ import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { type FakeGitServer, startFakeGitServer } from '../fakes/gitServer.ts';
 import { until } from '../until.ts';
-import { friendlyCollection } from './fixtures.ts';
+import { friendlyCollection, installFor } from './fixtures.ts';
 
 if (process.env.CI === 'true' && !process.env.REDIS_URL) throw new Error('CI=true needs REDIS_URL: the sealed-index test must run, not skip.');
 
@@ -41,16 +41,6 @@ describe.runIf(process.env.REDIS_URL)('the installed-skills index in a shared st
     return app;
   }
 
-  async function installFor(app: App, scope: string, source: string): Promise<void> {
-    const parsed = app.installer.parse(source);
-    if (!parsed.ok) throw new Error(parsed.error);
-    const planned = await app.installer.plan(parsed.source, { scope, policy: 'warn' });
-    if (!planned.ok) throw new Error(planned.error);
-    const committed = await app.installer.commit(planned.plan, { scope, requestedBy: 'U1', approvedBy: 'UADMIN' });
-    await planned.plan.discard();
-    if (!committed.ok) throw new Error(committed.error);
-  }
-
   beforeAll(async () => {
     git = await startFakeGitServer();
     git.commit('acme/tools', friendlyCollection(join(tmpdir(), 'never-written')));
@@ -70,7 +60,7 @@ describe.runIf(process.env.REDIS_URL)('the installed-skills index in a shared st
 
   it('a forged index (a skill widened to every channel) is served by no instance, and is audited', async () => {
     const a = await instance();
-    await installFor(a, 'slack:T1:CHERE', 'github:acme/tools/skills/csv-peek');
+    await installFor(a, 'github:acme/tools/skills/csv-peek', 'slack:T1:CHERE');
     expect(a.engine.invocableSkills('slack:T1:CHERE').map((s) => s.id)).toContain('csv-peek');
 
     // Someone with Redis but not the key: the same record, for every channel, under the next revision.
@@ -88,7 +78,7 @@ describe.runIf(process.env.REDIS_URL)('the installed-skills index in a shared st
     expect(audited[0]?.reason).toMatch(new RegExp(`revision ${forged.status} has no valid MAC under the state key`));
 
     // The next install writes a sealed index: nothing of the forged one carried over.
-    await installFor(a, 'slack:T1:CTWO', 'github:acme/tools/skills/greeter');
+    await installFor(a, 'github:acme/tools/skills/greeter', 'slack:T1:CTWO');
     await until(() => b.installed.list().some((skill) => skill.id === 'greeter') || undefined, 'the other instance to serve the sealed index');
     expect(b.installed.list().map((skill) => [skill.id, skill.scope])).toEqual([['greeter', 'slack:T1:CTWO']]);
   });
@@ -96,7 +86,7 @@ describe.runIf(process.env.REDIS_URL)('the installed-skills index in a shared st
   it('an older sealed index put back (a rollback) is ignored by an instance that served a newer one', async () => {
     const a = apps[0] as App;
     const before = await store.get<{ status: string }>('installs', 'index');
-    await installFor(a, 'slack:T1:CTWO', 'github:acme/tools/skills/csv-peek');
+    await installFor(a, 'github:acme/tools/skills/csv-peek', 'slack:T1:CTWO');
     await store.set('installs', 'index', before);
     await a.installed.sync();
     expect(a.installed.list().map((skill) => skill.id).sort()).toEqual(['csv-peek', 'greeter']);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../fakes/anthropic.ts';
-import { ALICE, CHANNEL, type SlackSetup, useSlackBot, waitForReply } from '../slack/harness.ts';
+import { ALICE, CHANNEL, commandAnswer, type SlackSetup, useSlackBot, waitForReply } from '../slack/harness.ts';
 
 // The fake workspace's team id is fixed (tests/fakes/slack.ts), so the world can be named before the bot starts.
 const folder = mkdtempSync(join(tmpdir(), 'skillbot-owner-limits-'));
@@ -17,13 +17,7 @@ writeFileSync(configFile, 'defaults:\n  limits: { turnsPerPersonPerHour: 1 }\n')
 let setup: SlackSetup;
 useSlackBot((ready) => (setup = ready), { env: { SKILLBOT_CONFIG: configFile, ROUTINE_TICK_MS: '100' } });
 
-async function command(name: string, text: string): Promise<string> {
-  const { slack, bot } = setup;
-  const responseUrl = slack.responseUrl();
-  await bot.sender.command(name, text, { channel: CHANNEL, user: ALICE, responseUrl });
-  const answer = await slack.waitFor(() => slack.responses.find((entry) => responseUrl.endsWith(entry.id)), { what: `the answer to ${name}` });
-  return String(answer.body.text);
-}
+const command = (name: string, text: string) => commandAnswer(setup, name, text, { channel: CHANNEL, user: ALICE });
 
 describe('a scheduled turn is its owner\'s', () => {
   it('a delivery past the owner\'s turn limit starts nothing (403) and tells only the owner', async () => {

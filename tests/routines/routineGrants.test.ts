@@ -7,18 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PostedMessage } from '../fakes/slack.ts';
 import { reportBrain } from '../platforms/skills.ts';
-import { ALICE, approvalIdOf, approvalIn, CHANNEL, REPORT_SKILL, type SlackSetup, useSlackBot, waitForReply } from '../slack/harness.ts';
+import { ALICE, approvalIdOf, approvalIn, CHANNEL, commandAnswer, REPORT_SKILL, type SlackSetup, useSlackBot, waitForReply } from '../slack/harness.ts';
 
 let setup: SlackSetup;
 useSlackBot((ready) => (setup = ready), { env: { ROUTINES_CLOCK_SPEED: '60', ROUTINES_CLOCK_ORIGIN: String(Date.now()), ROUTINE_TICK_MS: '100' } });
 
-async function command(text: string): Promise<string> {
-  const { slack, bot } = setup;
-  const responseUrl = slack.responseUrl();
-  await bot.sender.command('/routine', text, { channel: CHANNEL, user: ALICE, responseUrl });
-  const answer = await slack.waitFor(() => slack.responses.find((entry) => responseUrl.endsWith(entry.id)), { what: `the answer to /routine ${text}` });
-  return String(answer.body.text);
-}
+const command = (text: string) => commandAnswer(setup, '/routine', text, { channel: CHANNEL, user: ALICE });
 
 const rootsOf = (id: string): PostedMessage[] =>
   setup.slack.messages.filter((message) => message.channel === CHANNEL && message.threadTs === undefined && message.text.startsWith(`Routine ${id} `));

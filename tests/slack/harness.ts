@@ -111,6 +111,15 @@ export function waitForReply(slack: FakeSlack, channel: string, threadTs: string
   );
 }
 
+/** A slash command `user` gives in `channel`, and the text of its private answer (through its response_url). */
+export async function commandAnswer(setup: { slack: FakeSlack; bot: SlackBot }, name: string, text: string, where: { channel: string; user: string }): Promise<string> {
+  const { slack, bot } = setup;
+  const responseUrl = slack.responseUrl();
+  await bot.sender.command(name, text, { ...where, responseUrl });
+  const answer = await slack.waitFor(() => slack.responses.find((entry) => responseUrl.endsWith(entry.id)), { what: `the answer to ${name} ${text}` });
+  return String(answer.body.text);
+}
+
 /** The approval question posted in a thread, once there. */
 export function approvalIn(slack: FakeSlack, channel: string, threadTs: string): PostedMessage | undefined {
   return slack.thread(channel, threadTs).find((message) => JSON.stringify(message.blocks ?? []).includes('hitl_'));
