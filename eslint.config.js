@@ -36,10 +36,9 @@ const accessPatterns = [
   { group: ['**/agent/**', '**/lifecycle/**', '**/skills/**', '**/mcp/**', '**/install/**', '**/workspace/**', '**/approvals/**', '**/exec/**'], message: 'src/access decides who may use the bot, before any turn; it never reaches into turns, skills or their code.' },
 ];
 // Settings are read once at the edge: src/config knows the environment and the config file, never the parts
-// that use them (it may name exec's limits and the store URL's form, as types and pure helpers).
-// A concept folder's own settings schema (src/mcp/config.ts, a leaf) is composed here.
+// that use them (every folder's settings schema, src/config/mcpSettings.ts among them, lives here).
 const configPatterns = [
-  { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/ops/**', '**/model/**', '**/skills/**', '**/mcp/**', '!**/mcp/config.ts', '**/install/**', '!**/install/config.ts'], message: 'src/config reads settings; it must not import the parts that use them.' },
+  { group: ['**/agent/**', '**/chats/**', '**/approvals/**', '**/workspace/**', '**/lifecycle/**', '**/ops/**', '**/model/**', '**/skills/**', '**/mcp/**', '**/install/**'], message: 'src/config reads settings; it must not import the parts that use them.' },
 ];
 // The model client is built from settings alone: src/model knows src/config (and ops' check type), nothing of a turn.
 const modelPatterns = [
