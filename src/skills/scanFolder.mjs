@@ -14,7 +14,7 @@ import { decodePrefix, decodeText, errorCode, hashFile } from './scanFiles.mjs';
 /** @typedef {import('./scanProtocol.ts').ScanWorkerData['limits']} ScanLimits */
 
 /** Errors of an entry that vanished or changed kind mid-scan: the watcher reindexes, so they are no problem. */
-export const IGNORED_ERRORS = new Set(['ENOENT', 'ELOOP', 'ENOTDIR']);
+const IGNORED_ERRORS = new Set(['ENOENT', 'ELOOP', 'ENOTDIR']);
 
 /**
  * What a walk of one folder gathers: the hash's lines, the folders, the files to read, the problems.
