@@ -97,6 +97,29 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'adapters/**/*.ts'],
     rules: { 'no-duplicate-imports': ['error', { allowSeparateTypeImports: false }] },
   },
+  // Small files and functions: a reader holds one in their head (docs/architecture.md). Raw lines for a file;
+  // a function's lines without blanks and comments.
+  {
+    files: ['src/**/*.{ts,mjs}', 'adapters/**/*.ts'],
+    // TEMPORARY: being split by its owner's branch (issue 37); the lead removes this list at merge.
+    ignores: [
+      'src/app.ts',
+      'src/agent/engine.ts',
+      'src/exec/executor.ts',
+      'src/exec/longRunning.ts',
+      'src/exec/egressProxy.ts',
+      'src/exec/egressServer.mjs',
+      'src/exec/supervise.ts',
+      'src/mcp/connections.ts',
+      'src/install/installer.ts',
+      'src/install/installCli.ts',
+      'adapters/**',
+    ],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
   {
     files: ['src/workspace/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: processPaths, patterns: [...corePatterns, ...workspacePatterns] }] },
