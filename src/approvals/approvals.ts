@@ -16,8 +16,8 @@ import { InstanceLiveness, newInstanceId } from '../chats/instanceLiveness.ts';
 import { findStaleApprovals } from './staleApprovals.ts';
 import type { ApprovalPresenter, ApprovalRecord, ApprovalRequestInput, ApprovalResponseInput, ResponseResult } from './types.ts';
 
-export { platformOf, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
-export { NOT_ALLOWED_TEXT, NOT_AN_INSTALLER_TEXT } from './answerRights.ts';
+export { SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
+export { NOT_ALLOWED_TEXT } from './answerRights.ts';
 export type { ApprovalEvents, ApprovalRuntimeOptions } from './runtimeOptions.ts';
 
 export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {

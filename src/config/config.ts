@@ -12,7 +12,7 @@ import { type RoutineSettings, routineSettings } from './routineSettings.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from './mcpSettings.ts';
 import { defaultWorld, type WorldEntry, type WorldSettings, worldSchema } from './worldSettings.ts';
 
-export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
+export type { AnthropicSettings } from './modelProvider.ts';
 export type { SandboxSettings, WorkspaceSettings } from './sandboxSettings.ts';
 export { type WorldSettings, worldAllowsNetwork, worldAllowsSkill, worldSettings } from './worldSettings.ts';
 
