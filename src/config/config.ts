@@ -84,7 +84,7 @@ export interface Config {
   logLevel: LogLevel;
   /** Where the settings came from, for messages. */
   configFile?: string;
-  /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/approvals/stateKey.ts). */
+  /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/keys/stateKey.ts, and src/keys/sealing.ts for what it seals). */
   stateKey?: string;
   /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/config/mcpSettings.ts). */
   mcp: McpSettings;
