@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from './eslint.globals.js';
 
-// The dependency rule of DESIGN.md: the core never reaches into a platform.
+// The core never reaches into a platform (docs/architecture.md).
 const corePatterns = [
   { group: ['**/adapters/**'], message: 'src/ is the core: it must not import adapters/.' },
   { group: ['@slack/*', 'discord.js', '@discordjs/*'], message: 'src/ is the core: platform SDKs belong in adapters/.' },
