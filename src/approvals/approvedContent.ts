@@ -40,6 +40,7 @@ export function bindToApprovedContent(executor: Executor, hashFolder: HashFolder
     close: () => executor.close(),
     egress: (socketPath, policy, owner) => executor.egress(socketPath, policy, owner),
     egressTrust: (dir) => executor.egressTrust(dir),
+    startService: (spec) => executor.startService(spec),
     async run(request) {
       const { expectedHash, skillDir } = request;
       if (expectedHash === undefined || skillDir === undefined) return executor.run(request);

@@ -1,5 +1,6 @@
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
+import type { ServiceProcess, ServiceSpec } from './serviceProcess.ts';
 import type { RunTrust } from './egressCa.ts';
 import type { BoundsMode } from './runCgroup.ts';
 import type { WorkspaceChange } from './workspaceTree.ts';
@@ -138,6 +139,12 @@ export interface Executor {
    * SandboxLayout.trust), or says why there are none (the process must then not start).
    */
   egressTrust(dir: string): Promise<RunTrust | string>;
+  /**
+   * Starts a long-running sandboxed process (a stdio MCP server) from the same plan as runs: bwrap, prlimit, its
+   * cgroup (memory, processes, CPU), its own uid, the egress proxy when networked. Refused while the sandbox is
+   * unusable, never started bare.
+   */
+  startService(spec: ServiceSpec): Promise<ServiceProcess | { refused: string }>;
   /** Removes the verified skill copies it keeps and ends the egress proxy process. */
   close(): void;
 }
