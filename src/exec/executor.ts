@@ -70,7 +70,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       : new VerifiedCopies(options.hashFolder, { ...DEFAULT_SKILL_COPY_BOUNDS, ...(options.maxSkillBytes === undefined ? {} : { maxBytes: options.maxSkillBytes }) });
   const trust = options.egressCa === undefined ? undefined : caOnce(options.egressCa);
   const proxies = createEgressProxies({
-    ...(trust === undefined ? {} : { ca: async () => (await trust()).proxy }),
+    ...(trust === undefined ? {} : { ca: () => trust.proxy() }),
     ...(options.egressBounds === undefined ? {} : { bounds: options.egressBounds }),
     ...(options.egressDnsServers === undefined ? {} : { dnsServers: options.egressDnsServers }),
     ...(logger === undefined ? {} : { logger }),
@@ -82,7 +82,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const egressAllow = options.egressAllow ?? [];
   const context: RunContext = { timeoutMs: options.timeoutMs, killGraceMs: options.killGraceMs, maxOutputBytes: options.maxOutputBytes, egressAllow, proxies, trust, logger };
   const egress: Executor['egress'] = (socketPath, policy, owner) => proxies.open(socketPath, { ...policy, allow: [...egressAllow, ...policy.allow] }, owner);
-  const egressTrust: Executor['egressTrust'] = (dir) => trustFor(trust, dir);
+  const egressTrust: Executor['egressTrust'] = () => trustFor(trust);
   const services = createServiceLauncher({ plan: sandbox, sandbox: () => status, egress, egressTrust, logger: logger ?? silentLogger() });
   const runPlan = (slot: number, request: ExecRequest): RunPlan => ({
     ...sandbox,
@@ -98,6 +98,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     close: () => {
       copies?.close();
       proxies.close();
+      trust?.close();
     },
     egress,
     egressTrust,

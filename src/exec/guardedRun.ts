@@ -90,7 +90,7 @@ async function runInDirs(
   // (cgroup mode), the gate waits for it; elsewhere the spawn does.
   const network = request.network === true && plan.mode === 'bwrap';
   const socket = network ? egressSocketIn(dirs.root, plan.owner) : '';
-  const runTrust = network && request.credentials.length > 0 ? await trustFor(context.trust, path.join(dirs.root, 'ca')) : undefined;
+  const runTrust = network && request.credentials.length > 0 ? await trustFor(context.trust) : undefined;
   if (typeof runTrust === 'string') return refusal(startedAt, runTrust, 'failed');
   const name = request.skillId ?? (request.skillDir === undefined ? 'bash' : path.basename(path.resolve(request.skillDir)));
   const opening: Opening = network

@@ -32,7 +32,7 @@ export interface ServiceLauncherOptions extends Omit<SandboxPlanOptions, 'sandbo
    */
   egress?: (socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }) => Promise<EgressRunProxy>;
   /** The executor's trust files (Executor.egressTrust), for a networked service with credentials. */
-  egressTrust?: (dir: string) => Promise<RunTrust | string>;
+  egressTrust?: () => Promise<RunTrust | string>;
   logger: Logger;
 }
 
@@ -101,7 +101,7 @@ export function createServiceLauncher(options: ServiceLauncherOptions): ServiceL
           await release(held);
           return { refused };
         }
-        const trust = await trustOf(spec, held, options);
+        const trust = await trustOf(spec, options);
         if (typeof trust === 'string') {
           await release(held);
           return { refused: `its world gives it credentials, but ${trust}` };
@@ -127,9 +127,9 @@ async function openEgress(spec: ServiceSpec, held: Holding, options: ServiceLaun
 }
 
 /** A networked service with credentials trusts the installation CA (its trust files), or does not start. */
-async function trustOf(spec: ServiceSpec, held: Holding, options: ServiceLauncherOptions): Promise<RunTrust | string | undefined> {
+async function trustOf(spec: ServiceSpec, options: ServiceLauncherOptions): Promise<RunTrust | string | undefined> {
   if (!spec.network || (spec.credentials ?? []).length === 0) return undefined;
-  return (await options.egressTrust?.(path.join(held.dirs.root, 'ca'))) ?? 'no installation CA is available here';
+  return (await options.egressTrust?.()) ?? 'no installation CA is available here';
 }
 
 /** prlimit → bwrap → [bridge] → the command, and its environment: the plan's, as a run's. */
