@@ -15,7 +15,7 @@ import { egressSocketIn, placeholders, sandboxCgroup } from './sandboxPlan.ts';
 import { spawnPrepared } from './spawnRun.ts';
 import type { ExecRequest, ExecResult, SandboxStatus } from './types.ts';
 import { effectiveLimit, guardWorkspace, overBound } from './workspaceGuard.ts';
-import { changedFiles, exceeds, limitSentence, scanTree, type TreeScan } from './workspaceTree.ts';
+import { changedFiles, exceeds, limitSentence, scanTree, type TreeScan } from '../workspace/workspaceTree.ts';
 
 /** What every run of one executor shares. */
 export interface RunContext {

@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../ops/log.ts';
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { EgressRunProxy } from './egressProxy.ts';
-import type { SandboxLimits } from './limits.ts';
+import type { SandboxLimits } from '../config/sandboxSettings.ts';
 import { removeRunDirs, type RunDirs, type RunOwner } from './runDirs.ts';
 import type { RunCgroup } from './runCgroup.ts';
 import { GATE_FD, INFO_FD } from './sandboxInit.ts';

@@ -9,7 +9,7 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../src/config/mcpSettings.ts';
 import { stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeDns, startFakeDns } from '../fakes/dnsServer.ts';
 import { openTestNetns, type TestNetns } from '../exec/testNetns.ts';

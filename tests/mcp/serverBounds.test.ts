@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../src/config/mcpSettings.ts';
 import { cpuBoundable, detectBoundsMode } from '../../src/exec/runCgroup.ts';
 import { stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { until } from '../until.ts';
