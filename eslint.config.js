@@ -107,11 +107,6 @@ export default tseslint.config(
     ignores: [
       'src/app.ts',
       'src/agent/engine.ts',
-      'src/exec/executor.ts',
-      'src/exec/longRunning.ts',
-      'src/exec/egressProxy.ts',
-      'src/exec/egressServer.mjs',
-      'src/exec/supervise.ts',
       'src/mcp/connections.ts',
       'src/install/installer.ts',
       'src/install/installCli.ts',
