@@ -5,7 +5,6 @@ import { scheduleFollowupTool } from '../../routines/followupTool.ts';
 import { type Tool, type ToolSet, toolSetOf } from '../../tools/contract.ts';
 import type { ToolContext } from '../turnContext.ts';
 import { bashTool } from './bash.ts';
-import { currentTimeTool } from './currentTime.ts';
 import { findSkillsTool } from './findSkills.ts';
 import { loadSkillTool } from './loadSkill.ts';
 import { runSkillScriptTool } from './runSkillScript.ts';
@@ -18,7 +17,6 @@ export const OUR_TOOLS: ReadonlyArray<Tool<ToolContext>> = [
   bashTool,
   textEditorTool,
   scheduleFollowupTool,
-  currentTimeTool,
 ];
 
 /** Our tools' names: an MCP server's tool of the same name is refused (a model told to call load_skill gets ours). */
