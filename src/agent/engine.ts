@@ -5,7 +5,7 @@ import type { History, OpenedHistory } from '../chats/history.ts';
 import type { TurnRun, TurnStops } from '../chats/stop.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { budgetSpentText, type TokenBudgets } from '../ops/tokenBudget.ts';
+import { budgetSpentText, type TokenBudgets } from '../chats/tokenBudget.ts';
 import type { IncomingMessage, TurnPlatform, TurnSink } from '../chats/platform.ts';
 import { turnContextText } from './threadContext.ts';
 import { fileBlocks, type LoadedFiles, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
