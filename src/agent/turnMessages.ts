@@ -39,7 +39,7 @@ export const stoppedText = (by: string) => `Stopped by ${by}.`;
 const unreachableReply =
   'I could not reach Claude just now, so I have no answer yet. Your message is kept: send another message to try again.';
 
-export type ModelStepStatus = 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'stopped';
+type ModelStepStatus = 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'stopped';
 
 /** How the model step ended, and the answer the person reads for it; `error`: what to log when it failed. */
 export function replyOf(result: LoopResult, stoppedBy: string | undefined): { status: ModelStepStatus; reply: string; error?: string } {

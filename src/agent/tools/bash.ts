@@ -14,7 +14,7 @@ import { changedFiles, changesText, deliverOutputs } from '../runReport.ts';
 import type { ToolContext, ToolDeps, TurnContext } from '../turnContext.ts';
 
 /** The tool's name, and the name grants, audit records and metrics give the shell. */
-export const SHELL_ID = 'bash';
+const SHELL_ID = 'bash';
 
 /** Anthropic's own client tool, in the newest version API version 2026-10-21 accepts: Claude uses it without instructions. */
 const definition: ToolBash20250124 = { type: 'bash_20250124', name: SHELL_ID };

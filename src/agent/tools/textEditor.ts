@@ -18,7 +18,7 @@ import { describeSize, type ImageType, sniffImage } from '../inputFiles.ts';
 import type { ToolContext, ToolDeps, TurnContext } from '../turnContext.ts';
 import { LOAD_SKILL } from './loadSkill.ts';
 
-export const TEXT_EDITOR = 'str_replace_based_edit_tool';
+const TEXT_EDITOR = 'str_replace_based_edit_tool';
 
 /** Anthropic's own client tool, in the newest version API version 2026-10-21 accepts. */
 const definition: ToolTextEditor20250728 = { type: 'text_editor_20250728', name: TEXT_EDITOR, max_characters: 100_000 };
