@@ -24,7 +24,7 @@ export interface McpToolsDeps {
   /** Per-person sign-in (absent: servers that answer 401 are reported as refusing the bot). */
   signIns?: SignIns;
   /** The names of skillbot's own tools: a server's tool of one of them is refused. */
-  ourToolNames?: ReadonlySet<string>;
+  ourToolNames: ReadonlySet<string>;
 }
 
 /** The turn as MCP needs it. */
