@@ -59,6 +59,8 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // CommonJS config files of tools (.dependency-cruiser.cjs) export through `module`.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { ...globals, module: 'writable', require: 'readonly' } } },
   {
     languageOptions: { globals },
     rules: {
