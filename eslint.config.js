@@ -48,10 +48,10 @@ const processPaths = ['execa', 'node:child_process', 'child_process', '@modelcon
   name,
   message: 'Run processes only through src/exec (the one guarded path); a stdio MCP server runs through src/exec/longRunning.ts.',
 }));
-// MCP is a service the agent calls: src/mcp never reaches into the turn's other parts (types of the agent's
-// tool results aside).
+// MCP is a service the agent calls: src/mcp never reaches into the turn's other parts. What both need (a tool,
+// its result, a turn's tool set) is the tool contract, src/tools.
 const mcpPatterns = [
-  { group: ['**/agent/**'], allowTypeImports: true, message: 'src/mcp is called by the agent: import only its types.' },
+  { group: ['**/agent/**'], message: 'src/mcp is called by the agent: what both need is the tool contract (src/tools/contract.ts).' },
   { group: ['**/chats/**', '**/lifecycle/**', '**/workspace/**', '**/skills/**', '**/install/**'], message: 'src/mcp knows servers, tools and sign-ins, not chats, skills or workspaces.' },
 ];
 

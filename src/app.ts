@@ -1,6 +1,6 @@
 import { type Config, worldSettings } from './config/config.ts';
 import { Engine, type TurnOutcome } from './agent/engine.ts';
-import { emptyUsage } from './chats/usage.ts';
+import { OUR_TOOL_NAMES } from './agent/tools/index.ts';
 import type { RetryPolicy } from './agent/modelCall.ts';
 import { Dispatcher } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
@@ -34,7 +34,7 @@ import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
 import type { Logger } from './ops/log.ts';
 import { Metrics } from './ops/metrics.ts';
 import { createModelClient, describeProvider } from './model/modelClient.ts';
-import { budgetSpentText, TokenBudgets, totalTokens } from './chats/tokenBudget.ts';
+import { TokenBudgets, totalTokens } from './chats/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { countedStore } from './store/countedStore.ts';
 import { InstalledSkills, Installer, stagingLifetimeMs, sweepLeftovers } from './install/index.ts';
@@ -43,7 +43,6 @@ import { type Mcp, mcpFromConfig } from './mcp/fromConfig.ts';
 import type { Store } from './store/types.ts';
 import { RoutineBook } from './routines/book.ts';
 import { schedulerClock } from './routines/clock.ts';
-import { scheduleFollowup } from './routines/followupTool.ts';
 import { RoutineRules } from './routines/routines.ts';
 import { RoutineService } from './routines/service.ts';
 import { Access } from './access/access.ts';
@@ -218,7 +217,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   sweepWorkspaces();
   const workspaceSweeper = setInterval(sweepWorkspaces, WORKSPACE_SWEEP_MS);
   workspaceSweeper.unref();
-  const mcp = mcpFromConfig(config, { executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret });
+  const mcp = mcpFromConfig(config, { executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret, ourToolNames: OUR_TOOL_NAMES });
   const routineBook = new RoutineBook(store);
   const routineClock = schedulerClock(config.routines.clock);
   const routineRules = new RoutineRules({
@@ -230,9 +229,11 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     logger,
     forgetGrants: (id) => grants.revoke({ chatId: routineGrantChat(id) }),
   });
+  const budgets = new TokenBudgets(store);
   const engine = new Engine({
     config,
-    followups: { schedule: (turn, input) => scheduleFollowup(routineRules, turn, input) },
+    followups: routineRules,
+    budgets,
     ...(mcp === undefined ? {} : { mcp: mcp.tools }),
     client,
     store,
@@ -252,29 +253,21 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
     settingsFor: (worldId) => ({ ...worldSettings(config, worldId), notHere: installed.hiddenIn(worldId) }),
   });
   const installer = new Installer({ config, store, registry, approvals, audit, installed, executor, hashFolder, logger, seal: installSeal });
-  const budgets = new TokenBudgets(store);
   const access = new Access({ config, store, logger, metrics });
   await access.start();
   const dispatcher = new Dispatcher<TurnOutcome>({
     store,
     runTurn: async (message, sink, turnId, platform) => {
-      const budget = worldSettings(config, message.worldId).dailyTokenBudget;
-      if (!(await budgets.allows(message.worldId, budget))) {
-        metrics.budgetRefusals.inc({ world: message.worldId });
-        logger.warn({ worldId: message.worldId, chatId: message.chatId, turnId, budget }, 'daily token budget spent: message not answered');
-        const reply = budgetSpentText(budget ?? 0);
-        await sink.reply(reply);
-        return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: 0, modelMs: 0 };
-      }
       // What refused people wrote never reaches the model, this turn's context read included.
       const outcome = await engine.runTurn(message, sink, turnId, access.filterContext(platform, message.worldId));
+      // Refused at the budget gate (inside the turn): nothing ran, nothing to count.
+      if (outcome.status === 'over_budget') return outcome;
       if (message.origin) await routines.recordOutcome(message, outcome.status).catch((error: unknown) => logger.warn({ err: error, turnId }, 'keeping a routine run\'s result failed'));
-      // Spend by world and model; the budget counts after the turn (a turn is never cut off half way). A world
-      // without a budget keeps no spend record: the metrics count its tokens, and a turn pays for what it uses.
+      // Spend by world and model (the turn counted the world's budget as it closed): the metrics count every token.
       metrics.countTokens(message.worldId, config.model, outcome.usage);
       await access.limits.addTokens(message.worldId, message.userId, turnId, totalTokens(outcome.usage)).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the person\'s tokens failed'));
+      const budget = worldSettings(config, message.worldId).dailyTokenBudget;
       if (budget !== undefined) {
-        await budgets.add(message.worldId, outcome.usage).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the world\'s spend failed'));
         await alertAdmins({ store, logger, admins: config.admins, platform }, message.worldId, await budgets.spentToday(message.worldId), budget).catch((error: unknown) =>
           logger.warn({ err: error, worldId: message.worldId }, 'alerting the admins of the budget failed'),
         );

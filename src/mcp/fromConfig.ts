@@ -44,7 +44,17 @@ function realpathOr(target: string): string {
 
 export function mcpFromConfig(
   config: Config,
-  deps: { executor: Pick<Executor, 'startService'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; store: Store; stateKey: Buffer },
+  deps: {
+    executor: Pick<Executor, 'startService'>;
+    approvals: ApprovalRuntime;
+    grants: Grants;
+    audit: AuditLog;
+    logger: Logger;
+    store: Store;
+    stateKey: Buffer;
+    /** The names of skillbot's own tools (src/agent/tools/index.ts): a server's tool of one of them is refused. */
+    ourToolNames: ReadonlySet<string>;
+  },
 ): Mcp | undefined {
   if (config.mcp.servers.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'mcp' });
@@ -60,6 +70,7 @@ export function mcpFromConfig(
     audit: deps.audit,
     logger,
     signIns,
+    ourToolNames: deps.ourToolNames,
   });
   const personal = config.mcp.servers.filter((server) => server.type !== 'stdio' && Object.keys(server.headers).length === 0);
   return {
