@@ -3,7 +3,7 @@
 import { GrantedDefinitions } from './toolDefinition.ts';
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolOutcome } from '../agent/loop.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
