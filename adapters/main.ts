@@ -1,5 +1,5 @@
 import { processOutput } from '../src/ops/commandOutput.ts';
-import { type PlatformLauncher, runCli } from '../src/cli.ts';
+import { type PlatformLauncher, runCli } from '../src/cli/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
 import { discordEnabled } from './discord/enabled.ts';
 import { slackEnabled } from './slack/enabled.ts';

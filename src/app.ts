@@ -27,15 +27,15 @@ import {
   isPendingApproval,
   keyFolder,
   loadStateKey,
+  logDecision,
   routineGrantChat,
 } from './approvals/index.ts';
 import { loadEgressCa } from './exec/egressCa.ts';
 import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
-import { logDecision } from './ops/decisionLog.ts';
 import type { Logger } from './ops/log.ts';
 import { Metrics } from './ops/metrics.ts';
 import { createModelClient, describeProvider } from './model/modelClient.ts';
-import { budgetSpentText, TokenBudgets, totalTokens } from './ops/tokenBudget.ts';
+import { budgetSpentText, TokenBudgets, totalTokens } from './chats/tokenBudget.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { countedStore } from './store/countedStore.ts';
 import { InstalledSkills, Installer, stagingLifetimeMs, sweepLeftovers } from './install/index.ts';

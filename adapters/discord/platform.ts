@@ -2,7 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, Events, type Interaction, MessageFlags } from 'discord.js';
 import type { App } from '../../src/app.ts';
-import type { RunningPlatform } from '../../src/cli.ts';
+import type { RunningPlatform } from '../../src/cli/cli.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
 import { DiscordApprovalPresenter } from './approvalPresenter.ts';

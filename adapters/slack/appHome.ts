@@ -7,7 +7,7 @@ import type { App } from '../../src/app.ts';
 import type { Grant, Grants } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import type { Skill } from '../../src/skills/types.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { routineBlocks } from './homeRoutines.ts';
 import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
 import { slackThreadOf, slackWorldId } from './ids.ts';

@@ -4,9 +4,8 @@ import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PRE
 import { visible } from '../../src/text/visible.ts';
 import { isMcpContent } from '../../src/mcp/approvalCard.ts';
 import { pickBlocks, repickedText } from './installPicks.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { safeText } from './slackText.ts';
-
-export type SlackBlock = types.KnownBlock;
 
 /** The public contract (shared/DESIGN.md, beside this repository): button action ids, each button's value is the approval id. */
 export const APPROVAL_ACTION_IDS: Record<ApprovalOption, string> = {

@@ -1,7 +1,7 @@
 // The App Home's routines and hooks: the person's own in this workspace, with next run and last result.
 import type { App } from '../../src/app.ts';
 import { hookLine, routineLine } from '../../src/routines/commands.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { answerText } from './routineCommands.ts';
 
 const MAX_LINES = 10;

@@ -1,7 +1,7 @@
 // The Slack platform: Bolt 5 over HTTP (POST /slack/events on the shared listener) or Socket Mode.
 import { App as BoltApp, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { App } from '../../src/app.ts';
-import type { PlatformLauncher, RunningPlatform } from '../../src/cli.ts';
+import type { PlatformLauncher, RunningPlatform } from '../../src/cli/cli.ts';
 import { ConfigError } from '../../src/config/config.ts';
 import type { HttpServer } from '../../src/ops/httpServer.ts';
 import { registerAccess } from './access.ts';

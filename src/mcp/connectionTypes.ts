@@ -4,7 +4,7 @@ import type { Client, OAuthClientProvider, Tool } from '@modelcontextprotocol/cl
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { ServiceLauncher } from '../exec/longRunning.ts';
 import type { Logger } from '../ops/log.ts';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcpSettings.ts';
 
 export type Connected = {
   ok: true;

@@ -1,7 +1,7 @@
 // Connections to MCP servers by who they serve: a stdio server runs once per world in the sandbox, an http/sse
 // server with static headers is one shared connection, one without them one per person (their own sign-in).
 // One connection's life is serverConnection.ts; its transport, transports.ts.
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcpSettings.ts';
 import type { Connected, ConnectionDeps, ConnectionScope, NotConnected } from './connectionTypes.ts';
 import { isShared, ServerConnection } from './serverConnection.ts';
 

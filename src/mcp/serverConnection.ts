@@ -3,7 +3,7 @@
 // cut off when it passes a bound of byteBounds.ts, its tool list kept current (tools/list_changed).
 import { Client, type OAuthClientProvider, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { ByteMeter } from './byteBounds.ts';
-import { type McpServerConfig, runnerHint } from './config.ts';
+import { type McpServerConfig, runnerHint } from '../config/mcpSettings.ts';
 import type { Connected, ConnectionDeps, ConnectionScope, NotConnected } from './connectionTypes.ts';
 import { isUnauthorized } from './mcpErrors.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';

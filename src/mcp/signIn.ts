@@ -15,7 +15,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { Logger } from '../ops/log.ts';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcpSettings.ts';
 import { serverFetch } from './serverFetch.ts';
 import { clientMetadataDocument, clientMetadataUrl } from './clientMetadata.ts';
 import type { TokenVault } from './tokenVault.ts';

@@ -5,7 +5,7 @@ import { type OAuthClientProvider, SSEClientTransport, StreamableHTTPClientTrans
 import { foldersToSee, type ServiceLauncher } from '../exec/longRunning.ts';
 import { boundedFetch } from './boundedFetch.ts';
 import type { ByteMeter } from './byteBounds.ts';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcpSettings.ts';
 import type { ConnectionScope, NotConnected } from './connectionTypes.ts';
 import { SandboxTransport } from './sandboxTransport.ts';
 import { serverFetch } from './serverFetch.ts';

@@ -9,7 +9,7 @@ import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } fr
 import { isUnauthorized } from '../../src/mcp/mcpErrors.ts';
 import type { PersonAuth } from '../../src/mcp/signIn.ts';
 import { createServiceLauncher } from '../../src/exec/longRunning.ts';
-import type { McpServerConfig } from '../../src/mcp/config.ts';
+import type { McpServerConfig } from '../../src/config/mcpSettings.ts';
 import { McpConnections } from '../../src/mcp/connections.ts';
 import { SignIns } from '../../src/mcp/signIn.ts';
 import { TokenVault } from '../../src/mcp/tokenVault.ts';
