@@ -5,7 +5,7 @@ import type { Progress } from '@modelcontextprotocol/client';
 import { stripHidden } from '../text/hidden.ts';
 
 /** The platforms are asked to change a status at most this often. */
-export const PROGRESS_EVERY_MS = 1000;
+const PROGRESS_EVERY_MS = 1000;
 /** The server's own words on the line are cut to this. */
 const MESSAGE_CHARS = 120;
 

@@ -11,7 +11,7 @@ import { SandboxTransport } from './sandboxTransport.ts';
 import { serverFetch } from './serverFetch.ts';
 
 /** The first folder to mount that is, or holds, one of the bot's own folders. */
-export function exposesBot(folders: readonly string[], botPaths: readonly string[]): { folder: string; holds: string } | undefined {
+function exposesBot(folders: readonly string[], botPaths: readonly string[]): { folder: string; holds: string } | undefined {
   for (const folder of folders) {
     const holds = botPaths.find((own) => own === folder || own.startsWith(`${folder}/`));
     if (holds !== undefined) return { folder, holds };
@@ -19,7 +19,7 @@ export function exposesBot(folders: readonly string[], botPaths: readonly string
   return undefined;
 }
 
-export type RemoteServer = McpServerConfig & { type: 'http' | 'sse' };
+type RemoteServer = McpServerConfig & { type: 'http' | 'sse' };
 
 /** An http/sse server's transport; `authProvider` only where the server has no static headers (a person signs in). */
 export function remoteTransport(server: RemoteServer, meter: ByteMeter, authProvider: OAuthClientProvider | undefined): Transport {
@@ -33,7 +33,7 @@ export function remoteTransport(server: RemoteServer, meter: ByteMeter, authProv
   return server.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
 }
 
-export interface StdioStart {
+interface StdioStart {
   launcher: ServiceLauncher;
   scope: ConnectionScope;
   botPaths: readonly string[];
