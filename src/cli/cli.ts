@@ -48,7 +48,7 @@ const USAGE = `usage: skillbot <command>
   skills install SOURCE [--world W] [--yes] | installed [--world W] | update ID [--yes] | remove ID
   audit [--world W] [--chat C] [--person P] [--skill S] [--since T] [--until T] [--json]
   grants list|revoke …
-  mcp list [--json] | mcp disconnect SERVER [--user ID]
+  mcp list [--json] | mcp disconnect SERVER [--user ID] | mcp tasks [--json]
   routines list [--world W] [--json] | add --world W --owner U "WHEN :: INSTRUCTIONS" | remove ID`;
 
 /**

@@ -63,6 +63,10 @@ export interface McpSettings {
   timeoutMs: number;
   /** PUBLIC_URL: the bot's outside address, for the OAuth redirect. */
   publicUrl: string;
+  /** MCP_TASK_MAX_MS: a call the server turned into a task is cancelled this long after it started. */
+  taskMaxMs: number;
+  /** MCP_TASKS_PER_WORLD: tasks running at once in one world; a call past it waits for its answer as a plain call. */
+  tasksPerWorld: number;
 }
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -136,6 +140,8 @@ export function mcpSettings(input: McpServersInput | undefined, env: NodeJS.Proc
     servers,
     timeoutMs: intVar(env, 'MCP_TIMEOUT_MS', 60_000, 100, 3_600_000),
     publicUrl: optional(env.PUBLIC_URL) === undefined ? `http://localhost:${port}` : (urlVar(env, 'PUBLIC_URL') ?? `http://localhost:${port}`),
+    taskMaxMs: intVar(env, 'MCP_TASK_MAX_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
+    tasksPerWorld: intVar(env, 'MCP_TASKS_PER_WORLD', 10, 1, 1_000),
   };
 }
 

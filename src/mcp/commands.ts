@@ -102,6 +102,7 @@ export async function runMcpCommand(args: string[], deps: { config: Config; stor
     );
     return 0;
   }
-  deps.output.err('usage: skillbot mcp list [--json] | skillbot mcp disconnect SERVER [--user ID]');
+  if (sub === 'tasks') return (await import('./taskCommand.ts')).runTasksCommand(rest, deps);
+  deps.output.err('usage: skillbot mcp list [--json] | skillbot mcp disconnect SERVER [--user ID] | skillbot mcp tasks [--json]');
   return 2;
 }

@@ -1,0 +1,146 @@
+// Long MCP calls as tasks (issue 38, item 4): a server of our own on @modelcontextprotocol/server answers tools/call
+// with a task handle (SEP-2663), two bot instances share one SQLite store file, and the task's end reaches its
+// thread's inbox exactly once whichever instance polls it, also after the polling instance dies.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Server } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { silentLogger } from '../../src/ops/log.ts';
+import { createStore } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
+import { TaskBook, type TaskRecord } from '../../src/mcp/taskBook.ts';
+import { TaskPoller } from '../../src/mcp/taskPoller.ts';
+import { taskHandleOf } from '../../src/mcp/taskWire.ts';
+
+/** A job server: each call becomes a task that completes `runMs` after it started (or is cancelled). */
+function jobServer(runMs: number) {
+  const jobs = new Map<string, { started: number; cancelled: boolean }>();
+  const polls: string[] = [];
+  const connect = async (who: string): Promise<Client> => {
+    const server = new Server({ name: 'jobs', version: '1' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'build', inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler('tools/call', async () => {
+      const taskId = `job-${jobs.size + 1}`;
+      jobs.set(taskId, { started: Date.now(), cancelled: false });
+      const now = new Date().toISOString();
+      return { resultType: 'task', taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: 200 } as never;
+    });
+    const byId = { params: z.object({ taskId: z.string() }).passthrough() };
+    const handle = (method: string, answer: (taskId: string) => Record<string, unknown>) =>
+      (server as unknown as { setRequestHandler(m: string, s: unknown, h: (p: { taskId: string }) => unknown): void }).setRequestHandler(method, byId, async (params) => answer(params.taskId));
+    handle('tasks/get', (taskId) => {
+      polls.push(who);
+      const job = jobs.get(taskId)!;
+      const base = { taskId, createdAt: '', lastUpdatedAt: '', ttlMs: null, pollIntervalMs: 200 };
+      if (job.cancelled) return { ...base, status: 'cancelled' };
+      if (Date.now() - job.started < runMs) return { ...base, status: 'working', statusMessage: 'building' };
+      return { ...base, status: 'completed', result: { content: [{ type: 'text', text: 'build 42 passed' }] } };
+    });
+    handle('tasks/cancel', (taskId) => {
+      jobs.get(taskId)!.cancelled = true;
+      return {};
+    });
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    await server.connect(theirs);
+    const client = new Client({ name: 'skillbot', version: '1' }, { capabilities: {} });
+    await client.connect(mine);
+    return client;
+  };
+  return { connect, polls, jobs };
+}
+
+const stores: Store[] = [];
+const pollers: TaskPoller[] = [];
+afterEach(async () => {
+  for (const poller of pollers.splice(0)) poller.stop();
+  for (const store of stores.splice(0)) await store.close();
+});
+
+async function instance(file: string, name: string, client: Client, maxMs = 3_600_000) {
+  const store = await createStore(`sqlite://${file}`);
+  stores.push(store);
+  const book = new TaskBook(store);
+  const poller = new TaskPoller({
+    store,
+    book,
+    instanceId: name,
+    connect: async () => client,
+    // The chats' accept step: the ended task's turn, keyed by the task, so a second end is a duplicate.
+    end: async (record, text) => void (await store.accept([`mcp-task-end:${record.id}`], 86_400_000, { chatId: record.chatId, item: { id: `${Date.now()}-${name}`, at: Date.now(), value: { text, by: name } } })),
+    logger: silentLogger(),
+    timeoutMs: 5_000,
+    leaseMs: 2_000,
+    scanMs: 500,
+    firstPollMs: 200,
+    maxPollMs: 1_000,
+  });
+  pollers.push(poller);
+  const startCall = async (): Promise<TaskRecord> => {
+    const handle = taskHandleOf(await client.callTool({ name: 'build', arguments: {} }));
+    if (handle === undefined) throw new Error('no task handle');
+    const now = Date.now();
+    const record = await book.add({ status: handle.status, server: 'jobs', tool: 'build', taskId: handle.taskId, worldId: 'slack:T1:C1', chatId: 'slack:T1:C1/1.0', requesterId: 'U1', startedAt: now, deadline: now + maxMs }, 3);
+    if (record === 'full') throw new Error('full');
+    await poller.adopt(record);
+    return record;
+  };
+  return { store, book, poller, startCall };
+}
+
+const until = async (test: () => Promise<boolean> | boolean, ms: number) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await test()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('timed out waiting');
+};
+
+describe('MCP tasks polled from the store', () => {
+  it('a task whose polling instance dies is finished by the other, answered once', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tasks-')), 'shared.sqlite');
+    const jobs = jobServer(Number(process.env.TASK_TEST_RUN_MS ?? 8_000));
+    const a = await instance(file, 'A', await jobs.connect('A'));
+    const b = await instance(file, 'B', await jobs.connect('B'));
+    const record = await a.startCall();
+    a.poller.start();
+    b.poller.start();
+    await until(() => jobs.polls.filter((who) => who === 'A').length >= 2, 5_000);
+    expect(jobs.polls).not.toContain('B');
+    a.poller.stop(); // A dies: its lease lapses, B takes the task over.
+    await until(async () => (await b.store.inboxHead(record.chatId, 10)).length > 0, 60_000 + Number(process.env.TASK_TEST_RUN_MS ?? 8_000));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const inbox = await b.store.inboxHead<{ text: string; by: string }>(record.chatId, 10);
+    expect(inbox).toHaveLength(1);
+    expect(inbox[0]!.value.by).toBe('B');
+    expect(inbox[0]!.value.text).toContain('build 42 passed');
+    expect(jobs.polls).toContain('B');
+    expect(await b.book.runningIds()).toEqual([]);
+    expect((await b.book.get(record.id))?.status).toBe('completed');
+  }, 300_000);
+
+  it('a task past MCP_TASK_MAX_MS is cancelled on the server and the thread is told', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tasks-')), 'shared.sqlite');
+    const jobs = jobServer(600_000);
+    const a = await instance(file, 'A', await jobs.connect('A'), 1_500);
+    const record = await a.startCall();
+    a.poller.start();
+    await until(async () => (await a.store.inboxHead(record.chatId, 10)).length > 0, 10_000);
+    const inbox = await a.store.inboxHead<{ text: string }>(record.chatId, 10);
+    expect(inbox[0]!.value.text).toMatch(/ran past .* \(MCP_TASK_MAX_MS\), so it was cancelled/);
+    expect(jobs.jobs.get(record.taskId)?.cancelled).toBe(true);
+    expect((await a.book.get(record.id))?.status).toBe('timed_out');
+  }, 30_000);
+
+  it('a world at its bound of running tasks starts no more', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tasks-')), 'shared.sqlite');
+    const jobs = jobServer(600_000);
+    const a = await instance(file, 'A', await jobs.connect('A'));
+    for (let i = 0; i < 3; i++) await a.startCall();
+    await expect(a.startCall()).rejects.toThrow('full');
+    expect((await a.book.list()).map((task) => task.status)).toEqual(['working', 'working', 'working']);
+  }, 30_000);
+});
