@@ -1,7 +1,7 @@
 // Files in Discord: a message's attachments (fetched from Discord's CDN) and files skill scripts made (uploaded).
 import type { Message } from 'discord.js';
 import { readCapped } from '../../src/agent/inputFiles.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
+import type { MessageFile } from '../../src/platform/port.ts';
 
 /** A message's attachments as the core keeps them. */
 export function attachmentsOf(message: Message): MessageFile[] {

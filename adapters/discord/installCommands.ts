@@ -4,7 +4,7 @@
 import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
 import { type Installer, parseInstallCommand, INSTALL_USAGE } from '../../src/install/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
+import type { MessageFile } from '../../src/platform/port.ts';
 import { downloadAttachment } from './attachments.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 import { NO_THREAD_TEXT, threadName } from './threadNames.ts';

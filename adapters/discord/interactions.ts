@@ -3,7 +3,7 @@ import { type AutocompleteInteraction, type ChatInputCommandInteraction, type In
 import type { Engine } from '../../src/agent/engine.ts';
 import type { ApprovalRuntime } from '../../src/approvals/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage } from '../../src/platform/port.ts';
 import type { SkillRegistry } from '../../src/skills/registry.ts';
 import type { Store } from '../../src/store/types.ts';
 import { answerApprovalClick } from './approvalClicks.ts';

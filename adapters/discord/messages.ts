@@ -2,7 +2,7 @@
 import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
+import type { IncomingMessage, MessageFile } from '../../src/platform/port.ts';
 import { attachmentsOf } from './attachments.ts';
 import { isFileInstall } from './installCommands.ts';
 import { NO_THREAD_TEXT, threadName } from './threadNames.ts';

@@ -4,7 +4,7 @@ import { type Client, Events, type Interaction, MessageFlags } from 'discord.js'
 import type { App } from '../../src/app.ts';
 import type { RunningPlatform } from '../../src/cli.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
+import type { IncomingMessage, MessageFile } from '../../src/platform/port.ts';
 import { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import { ChatActivity } from './chatActivity.ts';
 import { createDiscordClient } from './client.ts';

@@ -1,6 +1,6 @@
 // How the core's durable queue answers a Discord chat, from its id alone, on whichever instance runs the turn.
 import type { Logger } from '../../src/ops/log.ts';
-import type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, PlatformPort, TurnSink } from '../../src/chats/platform.ts';
+import type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, PlatformPort, TurnSink } from '../../src/platform/port.ts';
 import { downloadAttachment } from './attachments.ts';
 import { readDiscordContext } from './threadContext.ts';
 import type { ChatActivity } from './chatActivity.ts';

@@ -1,7 +1,7 @@
 // Files in Slack: those a person shares (downloaded with the bot token) and those a skill script made (uploaded).
 import { z } from 'zod';
 import { readCapped } from '../../src/agent/inputFiles.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
+import type { MessageFile } from '../../src/platform/port.ts';
 
 /** The part of a `file_share` message's `files` the adapter reads. */
 export const slackFileSchema = z.object({

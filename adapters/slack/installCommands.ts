@@ -2,7 +2,7 @@
 // `@skillbot skills install` with a .skill file shared in the message. Translation only: the core's Installer
 // fetches, scans, asks the installers on a card in the thread, and pins; this posts where it was asked.
 import type { InstallCommand } from '../../src/install/index.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
+import type { MessageFile } from '../../src/platform/port.ts';
 import { person } from './approvalCard.ts';
 import { downloadSlackFile } from './files.ts';
 import { slackChatId, slackWorldId } from './ids.ts';

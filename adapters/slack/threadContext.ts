@@ -1,5 +1,5 @@
 // What was said in a Slack thread (or channel) before a message: read with conversations.replies/history.
-import type { ContextMessage, ContextRequest, IncomingMessage } from '../../src/chats/platform.ts';
+import type { ContextMessage, ContextRequest, IncomingMessage } from '../../src/platform/port.ts';
 import type { Store } from '../../src/store/types.ts';
 import { slackThreadOf } from './ids.ts';
 import { unescapeSlack } from './payloads.ts';

@@ -2,7 +2,7 @@
 import type { App } from '../../src/app.ts';
 import type { AcceptResult } from '../../src/chats/dispatcher.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { MessageFile, PlatformPort } from '../../src/chats/platform.ts';
+import type { MessageFile, PlatformPort } from '../../src/platform/port.ts';
 import { downloadSlackFile } from './files.ts';
 import { readSlackContext, type SlackSelf } from './threadContext.ts';
 import type { Store } from '../../src/store/types.ts';

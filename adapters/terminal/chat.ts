@@ -6,7 +6,7 @@ import type { App } from '../../src/app.ts';
 import { formatUsage } from '../../src/chats/usage.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { IncomingMessage, OutgoingFile, TurnSink } from '../../src/chats/platform.ts';
+import type { IncomingMessage, OutgoingFile, TurnSink } from '../../src/platform/port.ts';
 import { TerminalFiles } from './files.ts';
 import { installFromTerminal, parseInstallCommand } from './installCommand.ts';
 import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';

@@ -5,7 +5,7 @@ import type { History } from '../chats/history.ts';
 import type { TurnRun, TurnStops } from '../chats/stop.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { IncomingMessage, TurnPlatform, TurnSink } from '../chats/platform.ts';
+import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform/port.ts';
 import { turnContextText } from './threadContext.ts';
 import { fileBlocks, historyFileBlocks, historyToolImages, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';

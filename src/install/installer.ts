@@ -262,6 +262,7 @@ export class Installer {
           skillHash: plan.review.combinedHash,
           items: plan.review.items,
           answerers,
+          subject: 'install',
           ...(plan.offered.length > 1 ? { picks: { choices: plan.offered.map((skill) => skill.id), picked: ids } } : {}),
         });
         const authentic = approvals.isAuthentic(answer);

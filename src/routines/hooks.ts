@@ -1,7 +1,7 @@
 // Webhooks: adding one (its root message, URL and secret), its signature check, and the turn a delivery starts.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseWorldId } from '../chats/ids.ts';
-import type { PlatformPort } from '../chats/platform.ts';
+import type { PlatformPort } from '../platform/port.ts';
 import { logRoutineDecision } from '../ops/decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { RoutineBook } from './book.ts';
