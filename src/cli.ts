@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config as loadDotenv } from 'dotenv';
-import type { PlatformLauncher, TerminalLauncher } from './platform/launchers.ts';
+import type { PlatformLauncher, RunningPlatform, TerminalLauncher } from './platform/launchers.ts';
 import type { CommandOutput } from './ops/commandOutput.ts';
 import { type Config, ConfigError, loadConfig, platformCredentialProblems } from './config/config.ts';
 import type { HttpServer } from './ops/httpServer.ts';

@@ -2,16 +2,15 @@
 // Installer fetches, scans, puts the review card to the channel's installers in a thread, and pins; this opens
 // the thread (in a text channel) and posts the outcome there.
 import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
-import { type Installer, parseInstallCommand, INSTALL_USAGE } from '../../src/install/index.ts';
+import { type Core, INSTALL_USAGE, type MessageFile, parseInstallCommand } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { MessageFile } from '../../src/platform/port.ts';
 import { downloadAttachment } from './attachments.ts';
 import { type DiscordApi, discordErrorCode } from './discordApi.ts';
 import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { type Location, type Place, threadPlace, worldOf } from './places.ts';
 
 export interface InstallDeps {
-  installer: Installer;
+  core: Pick<Core, 'install'>;
   api: DiscordApi;
   log: Logger;
 }
@@ -59,13 +58,13 @@ export async function runInstallInteraction(interaction: ChatInputCommandInterac
     return;
   }
   if (command.kind === 'usage' || command.kind === 'installed') {
-    const text = command.kind === 'usage' ? command.text : deps.installer.listText(worldId);
+    const text = command.kind === 'usage' ? command.text : deps.core.install.listText(worldId);
     await interaction.reply({ content: parts(text)[0] ?? '', flags: MessageFlags.Ephemeral });
     return;
   }
   if (command.kind === 'remove') {
     const chatId = location.kind === 'channel' ? `${worldId}/-` : location.place.chatId;
-    const removed = await deps.installer.remove({ worldId, chatId, requesterId: userId, id: command.id });
+    const removed = await deps.core.install.remove({ worldId, chatId, requesterId: userId, id: command.id });
     await interaction.reply({ content: removed.ok ? `${removed.text} (by <@${userId}>)` : removed.text, ...(removed.ok ? { allowedMentions: { parse: [] } } : { flags: MessageFlags.Ephemeral }) });
     return;
   }
@@ -88,7 +87,7 @@ export async function runInstallInteraction(interaction: ChatInputCommandInterac
     place = location.place;
   }
   const requested = { worldId: place.worldId, chatId: place.chatId, requesterId: userId };
-  const result = command.kind === 'update' ? await deps.installer.update({ ...requested, id: command.id }) : await deps.installer.install({ ...requested, source: command.source, pick: command.pick });
+  const result = command.kind === 'update' ? await deps.core.install.update({ ...requested, id: command.id }) : await deps.core.install.install({ ...requested, source: command.source, pick: command.pick });
   await postAll(deps, place.channelId, result.text);
 }
 
@@ -106,6 +105,6 @@ export async function installSharedFile(place: Place, userId: string, file: Mess
     await deps.api.post(place.channelId, { content: `I could not download ${file.name} (${(error as Error).message}).` });
     return;
   }
-  const result = await deps.installer.install({ worldId: place.worldId, chatId: place.chatId, requesterId: userId, source: '', file: { name: file.name, bytes } });
+  const result = await deps.core.install.install({ worldId: place.worldId, chatId: place.chatId, requesterId: userId, source: '', file: { name: file.name, bytes } });
   await postAll(deps, place.channelId, result.text);
 }

@@ -1,6 +1,6 @@
 // How the core's durable queue answers a Discord chat, from its id alone, on whichever instance runs the turn.
 import type { Logger } from '../../src/ops/log.ts';
-import type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, PlatformPort, TurnSink } from '../../src/platform/port.ts';
+import { chatId, type ContextMessage, type ContextRequest, type IncomingMessage, type MessageFile, parseWorldId, type PlatformPort, type TurnSink } from '../../src/platform/index.ts';
 import { downloadAttachment } from './attachments.ts';
 import { readDiscordContext } from './threadContext.ts';
 import type { ChatActivity } from './chatActivity.ts';
@@ -9,7 +9,6 @@ import type { DiscordApi } from './discordApi.ts';
 import { connectMessage } from './mcpConnect.ts';
 import { ChannelOutlet, type Outlet } from './outlets.ts';
 import { channelOfChat } from './places.ts';
-import { chatId, parseWorldId } from '../../src/chats/ids.ts';
 import type { TurnHints } from './turnHints.ts';
 import { createTurnSink, type DiscordTurnSink } from './turnSink.ts';
 

@@ -1,6 +1,6 @@
 // How an approval looks in Slack: the question with three buttons, then the same message with the outcome.
 import type { types } from '@slack/bolt';
-import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
+import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/platform/index.ts';
 import { visible } from '../../src/text/visible.ts';
 import { pickBlocks, repickedText } from './installPicks.ts';
 import { safeText } from './slackText.ts';

@@ -1,9 +1,6 @@
 // The Slack platform: Bolt 5 over HTTP (POST /slack/events on the shared listener) or Socket Mode.
 import { App as BoltApp, HTTPReceiver, SocketModeReceiver, webApi } from '@slack/bolt';
-import type { App } from '../../src/app.ts';
-import type { PlatformLauncher, RunningPlatform } from '../../src/cli.ts';
-import { ConfigError } from '../../src/config/config.ts';
-import type { HttpServer } from '../../src/ops/httpServer.ts';
+import { ConfigError, type Core, type HttpServer, type PlatformLauncher, type RunningPlatform } from '../../src/platform/index.ts';
 import { registerAccess } from './access.ts';
 import { registerAppHome } from './appHome.ts';
 import { registerApprovalClicks } from './approvalClicks.ts';
@@ -13,7 +10,6 @@ import { SlackApprovalPresenter } from './approvalPresenter.ts';
 import { boltLogger } from './boltLogger.ts';
 import { registerCommands } from './commands.ts';
 import { slackEnabled } from './enabled.ts';
-import { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { registerMessageEvents, RetryLater } from './messageEvents.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
 import { registerRoutineCommands } from './routineCommands.ts';
@@ -36,10 +32,10 @@ async function whoAmI(api: SlackApi, apiUrl: string | undefined): Promise<Identi
   }
 }
 
-async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> {
-  const { botToken, signingSecret, appToken, apiUrl } = app.config.slack;
+async function startSlack(core: Core, http: HttpServer): Promise<RunningPlatform> {
+  const { botToken, signingSecret, appToken, apiUrl } = core.settings.slack;
   if (!botToken || !(signingSecret || appToken)) throw new ConfigError('Slack needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode).');
-  const logger = app.logger.child({ platform: 'slack' });
+  const logger = core.logger.child({ platform: 'slack' });
   const api = new SlackApi(new webApi.WebClient(botToken, { ...webClientOptions(apiUrl), logger: boltLogger(logger) }), logger);
   const identity = await whoAmI(api, apiUrl);
 
@@ -80,21 +76,21 @@ async function startSlack(app: App, http: HttpServer): Promise<RunningPlatform> 
 
   let accepting = true;
   const tasks = new BackgroundTasks(logger);
-  const dedupe = new DeliveryDedupe(app.store, { onDuplicate: () => app.metrics.dedupeHits.inc({ platform: 'slack' }) });
-  const turnDeps = { app, api, threads: new ThreadMemory(app.store), tasks, logger };
-  registerAccess(bolt, { app, api, logger }, identity);
+  const dedupe = core.deliveries('slack');
+  const turnDeps = { core, api, threads: new ThreadMemory(core.state), tasks, logger };
+  registerAccess(bolt, { core, api, logger }, identity);
   registerMessageEvents(bolt, { ...turnDeps, accepting: () => accepting, botId: identity.botId });
   registerCommands(bolt, { ...turnDeps, dedupe, accepting: () => accepting });
-  registerApprovalClicks(bolt, { app, api, dedupe, tasks, logger });
-  registerInstallPicks(bolt, { app, api, dedupe, tasks, logger });
-  registerAssistantThreads(bolt, { app, api, logger });
-  registerAppHome(bolt, { app, api, logger });
-  registerStopClicks(bolt, { app, api, dedupe, tasks, logger });
-  registerRoutineCommands(bolt, { app, tasks, logger });
+  registerApprovalClicks(bolt, { core, api, dedupe, tasks, logger });
+  registerInstallPicks(bolt, { core, api, dedupe, tasks, logger });
+  registerAssistantThreads(bolt, { core, api, logger });
+  registerAppHome(bolt, { core, api, logger });
+  registerStopClicks(bolt, { core, api, dedupe, tasks, logger });
+  registerRoutineCommands(bolt, { core, tasks, logger });
   // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
-  app.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
-  const fileAccess = { token: botToken, maxBytes: app.config.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) };
-  const removePort = app.dispatcher.addPort('slack', slackPort(api, app.store, logger, undefined, fileAccess, identity));
+  core.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
+  const fileAccess = { token: botToken, maxBytes: core.settings.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) };
+  const removePort = core.turns.addPort('slack', slackPort(api, core.state, logger, undefined, fileAccess, identity));
 
   if (receiver instanceof SocketModeReceiver) {
     receiver.client.on('connected', () => (connected = true));

@@ -1,19 +1,17 @@
 // `/skills install SOURCE`, `/skills installed`, `/skills update ID`, `/skills remove ID`, and in a thread
 // `@skillbot skills install` with a .skill file shared in the message. Translation only: the core's Installer
 // fetches, scans, asks the installers on a card in the thread, and pins; this posts where it was asked.
-import type { InstallCommand } from '../../src/install/index.ts';
-import type { MessageFile } from '../../src/platform/port.ts';
+import type { Core, InstallCommand, MessageFile } from '../../src/platform/index.ts';
 import { person } from './approvalCard.ts';
 import { downloadSlackFile } from './files.ts';
 import { slackChatId, slackWorldId } from './ids.ts';
 import { safeText } from './slackText.ts';
-import type { App } from '../../src/app.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 /** What the install commands use of the Slack side (a part of the turns' deps). */
 export interface InstallDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   logger: Logger;
 }
@@ -29,12 +27,12 @@ export interface InstallPlace {
 
 /** The answer to give only to the person (a slash command's ephemeral reply), or undefined when posted. */
 export async function runInstallCommand(deps: InstallDeps, place: InstallPlace, command: InstallCommand): Promise<string | undefined> {
-  const { app } = deps;
+  const { core } = deps;
   const worldId = slackWorldId(place.teamId, place.channelId);
   if (command.kind === 'usage') return command.text;
-  if (command.kind === 'installed') return safeText(app.installer.listText(worldId));
+  if (command.kind === 'installed') return safeText(core.install.listText(worldId));
   if (command.kind === 'remove') {
-    const removed = await app.installer.remove({ worldId, chatId: slackChatId(worldId, place.threadTs ?? '0'), requesterId: place.userId, id: command.id });
+    const removed = await core.install.remove({ worldId, chatId: slackChatId(worldId, place.threadTs ?? '0'), requesterId: place.userId, id: command.id });
     if (removed.privately === true || !removed.ok) return safeText(removed.text);
     await deps.api.post({ channel: place.channelId, ...(place.threadTs ? { threadTs: place.threadTs } : {}), text: `${safeText(removed.text)} (by ${person(place.userId)})` });
     return undefined;
@@ -51,10 +49,10 @@ export async function runInstallCommand(deps: InstallDeps, place: InstallPlace, 
   const requested = { worldId, chatId, requesterId: place.userId };
   let file: { name: string; bytes: Uint8Array } | undefined;
   if (shared !== undefined) {
-    const token = app.config.slack.botToken ?? '';
-    const maxBytes = app.config.install.maxMB * 1024 * 1024;
+    const token = core.settings.slack.botToken ?? '';
+    const maxBytes = core.settings.install.maxMB * 1024 * 1024;
     try {
-      file = { name: shared.name, bytes: await downloadSlackFile(shared, { token, maxBytes, ...(app.config.slack.apiUrl ? { apiUrl: app.config.slack.apiUrl } : {}) }) };
+      file = { name: shared.name, bytes: await downloadSlackFile(shared, { token, maxBytes, ...(core.settings.slack.apiUrl ? { apiUrl: core.settings.slack.apiUrl } : {}) }) };
     } catch (error) {
       await deps.api.post({ channel: place.channelId, threadTs, text: `I could not download ${safeText(shared.name)} (${safeText((error as Error).message)}).` });
       return undefined;
@@ -62,8 +60,8 @@ export async function runInstallCommand(deps: InstallDeps, place: InstallPlace, 
   }
   const result =
     command.kind === 'update'
-      ? await app.installer.update({ ...requested, id: command.id })
-      : await app.installer.install({ ...requested, source: command.source, pick: command.pick, ...(file ? { file } : {}) });
+      ? await core.install.update({ ...requested, id: command.id })
+      : await core.install.install({ ...requested, source: command.source, pick: command.pick, ...(file ? { file } : {}) });
   await postLong(deps, place.channelId, threadTs, result.text);
   return undefined;
 }

@@ -2,11 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
-import type { App } from '../../src/app.ts';
-import { formatUsage } from '../../src/chats/usage.ts';
+import { type ApprovalRecord, type Core, type IncomingMessage, type OutgoingFile, type TurnSink } from '../../src/platform/index.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
-import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { IncomingMessage, OutgoingFile, TurnSink } from '../../src/platform/port.ts';
 import { TerminalFiles } from './files.ts';
 import { installFromTerminal, parseInstallCommand } from './installCommand.ts';
 import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';
@@ -35,7 +32,7 @@ export function terminalChatId(worldId: string, chat: string | undefined): strin
  * The terminal chat. Interactive: a prompt, answers streamed, approvals as a numbered choice. Pipe mode (stdin
  * not a TTY): one message per line, one answer per message, every approval answered `no` and said so.
  */
-export async function runTerminalChat(app: App, options: TerminalOptions): Promise<number> {
+export async function runTerminalChat(core: Core, options: TerminalOptions): Promise<number> {
   const worldId = options.worldId ?? WORLD;
   let chatId = terminalChatId(worldId, options.chatId);
   const interactive = options.input.isTTY === true;
@@ -44,23 +41,23 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
   const write = (text: string) => void options.output.write(terminalSafe(text));
   const user = userInfo().username || 'local';
   const presenter = new TerminalPresenter(write);
-  const { files: limits, outputsDir } = app.config;
+  const { files: limits, outputsDir } = core.settings;
   const files = new TerminalFiles({ maxBytes: limits.maxBytes, maxPerMessage: limits.maxPerMessage, outputsDir });
   /** A delivered file lands on this computer; the person is told where (the model is told it was delivered). */
   const saveOutput = (forChat: string) => async (file: OutgoingFile) => {
     const saved = await files.save(forChat, file);
     write(`  … file saved: ${saved} (${file.title})\n`);
   };
-  const removePresenter = interactive ? app.approvals.addPresenter('terminal', presenter) : () => {};
+  const removePresenter = interactive ? core.approvals.addPresenter('terminal', presenter) : () => {};
   const onResolved = (record: ApprovalRecord) => {
     if (!interactive && record.chatId === chatId) {
       write(`[approval] ${record.title}: answered ${record.outcome} automatically (unattended run, nobody to ask).\n`);
     }
   };
-  app.approvals.on('hitl-option-resolved', onResolved);
+  core.approvals.on('hitl-option-resolved', onResolved);
   // Lines go through the durable queue like any platform's messages; the dispatcher asks this port for the sink,
   // by chat id. This process answers only its own session: another terminal on the same store answers its own.
-  const removePort = app.dispatcher.addPort('terminal', {
+  const removePort = core.turns.addPort('terminal', {
     answers: (id) => id === chatId,
     // The terminal is one person's: a private note is a printed line.
     tellPrivately: async (_chat, _user, text) => write(`\n🔑 ${text}\n`),
@@ -73,7 +70,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     const skill = parseSkillCommand(text);
     const attached = files.take();
     const message: IncomingMessage = { worldId, chatId, userId: user, text, ...(skill ? { skill } : {}), ...(attached.length > 0 ? { files: attached } : {}) };
-    await app.dispatcher.submit(message).catch((error: unknown) => write(`Your message was not answered: ${(error as Error).message}\n`));
+    await core.turns.submit(message).catch((error: unknown) => write(`Your message was not answered: ${(error as Error).message}\n`));
   };
 
   const rl = createInterface({ input: options.input, output: interactive ? options.output : undefined, terminal: interactive, crlfDelay: Infinity });
@@ -82,7 +79,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       for await (const line of rl) {
         if (line.trim() === '') continue;
         if (line.trim() === '/skills') {
-          write(terminalSkillList(app.engine.invocableSkills(worldId)));
+          write(terminalSkillList(core.skills.forWorld(worldId)));
           continue;
         }
         if (ATTACH.test(line.trim())) {
@@ -91,7 +88,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
         }
         const install = parseInstallCommand(line);
         if (install !== undefined) {
-          write(`${await installFromTerminal(app, { worldId, chatId, userId: user, source: install, interactive: false })}\n`);
+          write(`${await installFromTerminal(core, { worldId, chatId, userId: user, source: install, interactive: false })}\n`);
           continue;
         }
         await turn(line);
@@ -108,8 +105,8 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
         return;
       }
       write('\n  … stopping\n');
-      void app.stops
-        .request({ worldId, chatId, userId: user })
+      void core.turns
+        .stop({ worldId, chatId, userId: user })
         .then((result) => {
           if (result.kind !== 'stopping') write('  … nothing to stop\n');
         })
@@ -123,7 +120,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       const work =
         install === undefined
           ? turn(text)
-          : installFromTerminal(app, { worldId, chatId, userId: user, source: install, interactive: true })
+          : installFromTerminal(core, { worldId, chatId, userId: user, source: install, interactive: true })
               .then((said) => write(`${said}\n`))
               .catch((error: unknown) => write(`Not installed: ${(error as Error).message}\n`));
       const pending = work.finally(() => {
@@ -139,7 +136,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       const question = presenter.pending;
       const option = question === undefined ? undefined : parseChoice(text, question.options);
       if (question !== undefined && option !== undefined) {
-        await app.approvals.respond({ worldId, approvalId: question.id, option, userId: user });
+        await core.approvals.respond({ worldId, approvalId: question.id, option, userId: user });
       } else if (question !== undefined && (text === '' || /^\d+$/.test(text))) {
         write(`${choiceHint(question)}\n`);
       } else if (question !== undefined && !text.startsWith('/')) {
@@ -150,7 +147,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
       } else if (text === '/quit' || text === '/exit') {
         break;
       } else if (text === '/skills') {
-        write(terminalSkillList(app.engine.invocableSkills(worldId)));
+        write(terminalSkillList(core.skills.forWorld(worldId)));
       } else if (ATTACH.test(text)) {
         write(`${await files.attach(text.replace(ATTACH, ''))}\n`);
       } else if (text === '/new') {
@@ -161,7 +158,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
         }
       } else if (text === '/usage') {
         // This conversation's totals, then the person's own figures against the world's limits (as Slack's /usage).
-        write(`${formatUsage(await app.engine.usage(chatId))}\n${await app.access.usage(worldId, user)}\n`);
+        write(`${await core.turns.usageText(chatId, worldId, user)}\n`);
       } else if (text !== '') {
         queue(text);
         continue;
@@ -174,7 +171,7 @@ export async function runTerminalChat(app: App, options: TerminalOptions): Promi
     rl.close();
     removePort();
     removePresenter();
-    app.approvals.off('hitl-option-resolved', onResolved);
+    core.approvals.off('hitl-option-resolved', onResolved);
   }
 }
 
