@@ -2,7 +2,7 @@
 import type { AcceptResult, Core, IncomingMessage, MessageFile } from '../../src/platform/index.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
-import { attachmentsOf } from './attachments.ts';
+import { attachmentsOf } from './files.ts';
 import { isFileInstall } from './installCommands.ts';
 import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';

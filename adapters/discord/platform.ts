@@ -9,7 +9,7 @@ import { createDiscordClient } from './client.ts';
 import { CommandReplies } from './commandReplies.ts';
 import { SLASH_COMMANDS } from './commands.ts';
 import { DiscordApi } from './discordApi.ts';
-import { EventWork } from './eventWork.ts';
+import { EventWork } from './tasks.ts';
 import { onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
 import { discordMembership } from './access.ts';
@@ -105,7 +105,7 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
     stop: { core, threads, api, log },
     newConversation: (chatId: string) => core.turns.newConversation(chatId),
     installFile: (place: Place, userId: string, file: MessageFile) =>
-      installSharedFile(place, userId, file, { core, api, log, maxBytes: core.settings.install.maxMB * 1024 * 1024, ...(core.settings.discord.apiUrl ? { apiUrl: core.settings.discord.apiUrl } : {}) }),
+      installSharedFile(place, userId, file, { core, api, log, ...(core.settings.discord.apiUrl ? { apiUrl: core.settings.discord.apiUrl } : {}) }),
   };
 
   logConnection(client, log);

@@ -1,7 +1,7 @@
 // How the core's durable queue answers a Discord chat, from its id alone, on whichever instance runs the turn.
 import type { Logger } from '../../src/ops/log.ts';
 import { chatId, type ContextMessage, type ContextRequest, type IncomingMessage, type MessageFile, parseWorldId, type PlatformPort, type TurnSink } from '../../src/platform/index.ts';
-import { downloadAttachment } from './attachments.ts';
+import { downloadAttachment } from './files.ts';
 import { readDiscordContext } from './threadContext.ts';
 import type { ChatActivity } from './chatActivity.ts';
 import { type CommandReplies, turnKey } from './commandReplies.ts';

@@ -3,5 +3,6 @@
 export { Installer, type InstallerDeps, type InstallResult, type Requested } from './installer.ts';
 export { InstalledSkills } from './installedSkills.ts';
 export { parseInstallCommand, INSTALL_USAGE, type InstallCommand } from './installCommand.ts';
+export { type InstallPlace, runInstallCommand } from './chatCommand.ts';
 export { findingLine, type Finding } from './findings.ts';
 export { stagingLifetimeMs, sweepLeftovers } from './leftovers.ts';

@@ -9,7 +9,7 @@ import { DeliveryDedupe } from '../chats/deliveryDedupe.ts';
 import type { AcceptResult, Dispatcher } from '../chats/dispatcher.ts';
 import type { TurnStops } from '../chats/stop.ts';
 import { formatUsage, type UsageTotals } from '../chats/usage.ts';
-import type { Installer } from '../install/index.ts';
+import { type InstallCommand, type Installer, type InstallPlace, runInstallCommand } from '../install/index.ts';
 import type { Mcp } from '../mcp/fromConfig.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
@@ -65,6 +65,12 @@ export interface CoreMcp {
   connected(server: string, personId: string): Promise<boolean>;
 }
 
+/** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
+export interface CoreInstall {
+  run(place: InstallPlace, command: InstallCommand): Promise<void>;
+  pick: Installer['pick'];
+}
+
 /** `/routine` and `/hook`, and a person's own routines and hooks for a home view. */
 export interface CoreRoutines {
   routineCommand: RoutineService['routineCommand'];
@@ -82,7 +88,7 @@ export interface Core {
   readonly approvals: CoreApprovals;
   readonly grants: Pick<Grants, 'list' | 'revoke' | 'ttlMs'>;
   readonly access: Pick<Access, 'check' | 'admit' | 'admitTurn' | 'usage' | 'register' | 'forgetUser' | 'forgetGroups'>;
-  readonly install: Pick<Installer, 'install' | 'update' | 'remove' | 'listText' | 'pick'>;
+  readonly install: CoreInstall;
   readonly routines: CoreRoutines;
   /** Absent when no MCP server is configured. */
   readonly mcp?: CoreMcp;
@@ -139,7 +145,10 @@ export function createCore(parts: CoreParts): Core {
     },
     grants: parts.grants,
     access,
-    install: parts.installer,
+    install: {
+      run: (place, command) => runInstallCommand(parts.installer, place, command, config.install.maxMB * 1024 * 1024),
+      pick: (input) => parts.installer.pick(input),
+    },
     routines: {
       routineCommand: (place, text) => routines.routineCommand(place, text),
       hookCommand: (place, text) => routines.hookCommand(place, text),

@@ -3,7 +3,7 @@
 // approval presenter, a membership source), the narrow Core it is given, and the few shared rules and words a
 // platform must apply the same way as the others (ids, stop, the install command's grammar, bounded downloads).
 export type { PlatformLauncher, RunningPlatform, TerminalLauncher } from './launchers.ts';
-export type { Core, CoreApprovals, CoreMcp, CoreRoutines, CoreSkills, CoreTurns, PlatformSettings } from './core.ts';
+export type { Core, CoreApprovals, CoreInstall, CoreMcp, CoreRoutines, CoreSkills, CoreTurns, PlatformSettings } from './core.ts';
 export type { AdapterState } from './adapterState.ts';
 export type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, OutgoingFile, PlatformPort, TurnPlatform, TurnSink } from './port.ts';
 export { boundedBody } from './download.ts';
@@ -26,6 +26,5 @@ export type { Skill } from '../skills/types.ts';
 export { closestIds } from '../skills/closest.ts';
 
 // Commands every platform parses the same way.
-export { INSTALL_USAGE, type InstallCommand, parseInstallCommand } from '../install/index.ts';
-export { namesLocalFile, readLocalPackage } from '../install/localPackage.ts';
+export { INSTALL_USAGE, type InstallCommand, type InstallPlace, parseInstallCommand } from '../install/index.ts';
 export { signInText } from '../mcp/signIn.ts';
