@@ -11,6 +11,7 @@ import { chooseWorkspaceRoot } from './workspace/workspaceRoot.ts';
 import type { HashFolder } from './exec/types.ts';
 import {
   type ApprovalRuntime,
+  type AuditLog,
   createRecordSealer,
   declineOpenApprovals,
   type Grants,
@@ -35,7 +36,7 @@ import { RoutineRules } from './routines/routines.ts';
 import type { RoutineService } from './routines/service.ts';
 import { Access } from './access/access.ts';
 import { createCore, type Core } from './platform/core.ts';
-import { openApprovals, openSandboxing } from './appParts.ts';
+import { openApprovals, openSandboxing, type Sandboxing } from './appParts.ts';
 import { queueTurns } from './appTurns.ts';
 
 /** Everything one skillbot process runs on, built from the config, with one close(). */
@@ -131,27 +132,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const sandboxing = await openSandboxing(base, hashFolder, stateKey.secret, workspaceRoot);
   const mcp = mcpFromConfig(config, { executor: sandboxing.executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret });
   const routineParts = routineRules(base, instanceId, grants);
-  const engine = new Engine({
-    config,
-    followups: { schedule: (turn, input) => scheduleFollowup(routineParts.rules, turn, input) },
-    ...(mcp === undefined ? {} : { mcp: mcp.tools }),
-    client,
-    store,
-    registry,
-    history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
-    stops,
-    metrics,
-    executor: sandboxing.scripts.executor,
-    hashFolder,
-    approvals,
-    grants,
-    audit,
-    scriptTimeoutMs: config.scriptTimeoutMs,
-    logger,
-    retry: options.retry,
-    workspaces: sandboxing.workspaces,
-    settingsFor: (worldId) => ({ ...worldSettings(config, worldId), notHere: installed.hiddenIn(worldId) }),
-  });
+  const engine = buildEngine({ ...base, registry, stops, client, approvals, grants, audit, hashFolder, sandboxing, installed, options, ...(mcp === undefined ? {} : { mcp }), followupRules: routineParts.rules });
   const installer = new Installer({ config, store, registry, approvals, audit, installed, executor: sandboxing.executor, hashFolder, logger, seal: installSeal });
   const access = new Access({ config, store, logger, metrics });
   await access.start();
@@ -188,6 +169,36 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
       await closeRest(store.kind === 'redis');
     },
   };
+}
+
+/** The turn's engine over the parts createApp built. */
+function buildEngine(parts: {
+  config: Config; logger: Logger; store: Store; metrics: Metrics; registry: SkillRegistry; stops: TurnStops; client: Awaited<ReturnType<typeof createModelClient>>;
+  approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; hashFolder: HashFolder; sandboxing: Sandboxing; installed: InstalledSkills;
+  options: AppOptions; mcp?: Mcp; followupRules: RoutineRules;
+}): Engine {
+  const { config, store, options, installed } = parts;
+  return new Engine({
+    config,
+    followups: { schedule: (turn, input) => scheduleFollowup(parts.followupRules, turn, input) },
+    ...(parts.mcp === undefined ? {} : { mcp: parts.mcp.tools }),
+    client: parts.client,
+    store,
+    registry: parts.registry,
+    history: createHistory(store, { budgetTokens: config.agent.historyTokens }),
+    stops: parts.stops,
+    metrics: parts.metrics,
+    executor: parts.sandboxing.scripts.executor,
+    hashFolder: parts.hashFolder,
+    approvals: parts.approvals,
+    grants: parts.grants,
+    audit: parts.audit,
+    scriptTimeoutMs: config.scriptTimeoutMs,
+    logger: parts.logger,
+    retry: options.retry,
+    workspaces: parts.sandboxing.workspaces,
+    settingsFor: (worldId) => ({ ...worldSettings(config, worldId), notHere: installed.hiddenIn(worldId) }),
+  });
 }
 
 /** Routines' book, clock and rules: the engine's follow-up tool needs the rules before the service exists. */

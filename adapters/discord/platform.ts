@@ -10,7 +10,7 @@ import { CommandReplies } from './commandReplies.ts';
 import { SLASH_COMMANDS } from './commands.ts';
 import { DiscordApi } from './discordApi.ts';
 import { EventWork } from './tasks.ts';
-import { onInteraction } from './interactions.ts';
+import { type InteractionDeps, onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
 import { discordMembership } from './access.ts';
 import { type Place, ThreadDirectory } from './places.ts';
@@ -75,25 +75,14 @@ async function reportFailure(interaction: Interaction, log: Logger): Promise<voi
   }
 }
 
-/** Connects to Discord, registers the slash commands and answers messages, commands and approval clicks. */
-export async function startDiscord(core: Core, options: DiscordOptions = {}): Promise<RunningPlatform> {
-  const { token, guildId, apiUrl } = core.settings.discord;
-  if (!token) throw new DiscordStartError('DISCORD_TOKEN is not set.');
-  const log = core.logger.child({ platform: 'discord' });
-  const client = createDiscordClient(apiUrl);
-  const api = new DiscordApi(client.rest);
-  const threads = new ThreadDirectory(core.state);
-  const activity = new ChatActivity();
-  const replies = new CommandReplies(log);
-  const hints = new TurnHints(core.state, log);
-  const turns = new DiscordTurns(api, replies, hints, activity, log, { maxBytes: core.settings.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) }, () => client.user?.id);
-  const presenter = new DiscordApprovalPresenter(api, activity, log);
-  const work = new EventWork();
+/** The gateway's events, each to its handler, tracked so stop() can let them end. */
+function listen(client: Client, parts: Omit<InteractionDeps, 'submit'>, work: EventWork): void {
+  const { core, api, threads, log } = parts;
   // An interaction is claimed by its id (claimInteraction) before this: it needs no delivery keys of its own.
   const submit = async (message: IncomingMessage) => {
     if ((await core.turns.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
   };
-  const interactionDeps = { core, presenter, activity, api, threads, turns, replies, submit, log };
+  const interactionDeps = { ...parts, submit };
   core.access.register('discord', discordMembership(api));
   const messageDeps = {
     access: core.access,
@@ -122,6 +111,23 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
       }),
     );
   });
+}
+
+/** Connects to Discord, registers the slash commands and answers messages, commands and approval clicks. */
+export async function startDiscord(core: Core, options: DiscordOptions = {}): Promise<RunningPlatform> {
+  const { token, guildId, apiUrl } = core.settings.discord;
+  if (!token) throw new DiscordStartError('DISCORD_TOKEN is not set.');
+  const log = core.logger.child({ platform: 'discord' });
+  const client = createDiscordClient(apiUrl);
+  const api = new DiscordApi(client.rest);
+  const threads = new ThreadDirectory(core.state);
+  const activity = new ChatActivity();
+  const replies = new CommandReplies(log);
+  const hints = new TurnHints(core.state, log);
+  const turns = new DiscordTurns(api, replies, hints, activity, log, { maxBytes: core.settings.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) }, () => client.user?.id);
+  const presenter = new DiscordApprovalPresenter(api, activity, log);
+  const work = new EventWork();
+  listen(client, { core, presenter, activity, api, threads, turns, replies, log }, work);
 
   // REST works before the gateway: adding the presenter updates questions a previous process left open.
   client.rest.setToken(token);
