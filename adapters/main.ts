@@ -1,5 +1,5 @@
 import { processOutput } from '../src/ops/commandOutput.ts';
-import { runCli } from '../src/cli.ts';
+import { runCli } from '../src/cli/cli.ts';
 import { ConfigError, type PlatformLauncher } from '../src/platform/index.ts';
 import { discordEnabled } from './discord/enabled.ts';
 import { slackEnabled } from './slack/enabled.ts';

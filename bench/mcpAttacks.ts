@@ -6,7 +6,7 @@
 //   N3: a backtracking `pattern` in a tool's input schema and in its output schema (33 characters)
 //   N4: a stdio server's 31 MiB message
 import { performance } from 'node:perf_hooks';
-import { resolveMcpServers } from '../src/mcp/config.ts';
+import { resolveMcpServers } from '../src/config/mcpSettings.ts';
 import { startFloodServer } from '../tests/mcp/fixtures/floodHttpServer.ts';
 import { callOne, ROUND4_SERVER, SDK, startRound4Bot } from '../tests/mcp/round4/round4Bot.ts';
 

@@ -13,9 +13,9 @@ import {
   createStoreApprovalBus,
   type Grants,
   keyFolder,
+  logDecision,
   type RecordSealer,
 } from './approvals/index.ts';
-import { logDecision } from './ops/decisionLog.ts';
 import type { Logger } from './ops/log.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { Store } from './store/types.ts';

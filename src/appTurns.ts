@@ -13,7 +13,7 @@ import { isInstanceAlive } from './chats/instanceLiveness.ts';
 import { emptyUsage } from './chats/usage.ts';
 import type { Logger } from './ops/log.ts';
 import type { Metrics } from './ops/metrics.ts';
-import { budgetSpentText, TokenBudgets, totalTokens } from './ops/tokenBudget.ts';
+import { budgetSpentText, TokenBudgets, totalTokens } from './chats/tokenBudget.ts';
 import type { RoutineBook } from './routines/book.ts';
 import type { Clock } from './routines/clock.ts';
 import type { RoutineRules } from './routines/routines.ts';

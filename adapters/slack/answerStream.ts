@@ -6,7 +6,7 @@
 // one: never more than one call in flight, never a delta held back for a timer. This class only ships chunks;
 // what the message becomes when streaming fails or the text changes its mind is the TurnMessage's business.
 import type { Logger } from '../../src/ops/log.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { slackErrorCode, type SlackApi, type StreamChunk } from './slackApi.ts';
 
 /**

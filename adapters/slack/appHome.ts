@@ -5,7 +5,7 @@ import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
 import type { Core, Grant, Skill } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { routineBlocks } from './homeRoutines.ts';
 import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
 import { slackThreadOf, slackWorldId } from './ids.ts';

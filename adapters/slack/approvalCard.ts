@@ -3,9 +3,8 @@ import type { types } from '@slack/bolt';
 import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/platform/index.ts';
 import { visible } from '../../src/text/visible.ts';
 import { pickBlocks, repickedText } from './installPicks.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { safeText } from './slackText.ts';
-
-export type SlackBlock = types.KnownBlock;
 
 /** The public contract (shared/DESIGN.md, beside this repository): button action ids, each button's value is the approval id. */
 export const APPROVAL_ACTION_IDS: Record<ApprovalOption, string> = {

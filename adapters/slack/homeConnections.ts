@@ -3,7 +3,7 @@
 // sign-in only (the click names the server; the person is whoever clicked), as `skillbot mcp disconnect` does.
 import { z } from 'zod';
 import type { CoreMcp } from '../../src/platform/index.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { safeText } from './slackText.ts';
 
 export const HOME_MCP_DISCONNECT_ACTION_ID = 'home_mcp_disconnect';

@@ -1,6 +1,6 @@
-// The Core Home's routines and hooks: the person's own in this workspace, with next run and last result.
-import { type Core } from '../../src/platform/index.ts';
-import type { SlackBlock } from './approvalCard.ts';
+// The App Home's routines and hooks: the person's own in this workspace, with next run and last result.
+import type { Core } from '../../src/platform/index.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { answerText } from './routineCommands.ts';
 
 const MAX_LINES = 10;

@@ -2,7 +2,7 @@
 // second, the latest text winning. While the turn runs it carries controls (the Stop button): `blocksFor` adds
 // them to each update. What it finally reads is written by its owner once it has settled.
 import type { Logger } from '../../src/ops/log.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 export const MIN_UPDATE_INTERVAL_MS = 1000;

@@ -2,7 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/ops/log.ts';
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 /** The SDK's own chunk type (the blocks it holds are typed more loosely here). */

@@ -1,6 +1,6 @@
 // The controls on a running turn's message: a Stop button (public contract: action_id `turn_stop`, value = the
 // turn id). What a click does is the stop handler's business (registered beside the approval clicks).
-import type { SlackBlock } from './approvalCard.ts';
+import type { SlackBlock } from './slackBlock.ts';
 
 export const TURN_STOP_ACTION_ID = 'turn_stop';
 

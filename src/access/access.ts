@@ -2,7 +2,7 @@
 // rules, the person's `limits`, and the `bots` let in on purpose. Adapters ask it before anything is stored.
 import { type Config, worldSettings } from '../config/config.ts';
 import type { ContextMessage, TurnPlatform } from '../platform/port.ts';
-import { logRefusedAccess } from '../ops/decisionLog.ts';
+import { logRefusedAccess } from './refusalLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';

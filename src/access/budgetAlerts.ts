@@ -2,7 +2,7 @@
 import type { Store } from '../store/types.ts';
 import type { TurnPlatform } from '../platform/port.ts';
 import type { Logger } from '../ops/log.ts';
-import { utcDay } from '../ops/tokenBudget.ts';
+import { utcDay } from '../chats/tokenBudget.ts';
 
 export const ALERT_PERCENTS = [75, 95] as const;
 const KEEP_MS = 2 * 24 * 60 * 60_000;

@@ -7,6 +7,7 @@ export * from './approvals.ts';
 export * from './approvedContent.ts';
 export * from './audit.ts';
 export * from './commands.ts';
+export * from './decisionLog.ts';
 export * from './gate.ts';
 export * from './grants.ts';
 export * from './recordSeal.ts';

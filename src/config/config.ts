@@ -9,9 +9,9 @@ import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspac
 import { egressAllowSchema } from './egressAllowSchema.ts';
 import { type AccessSettings, accessSchema, accessSettings, type BotSettings, botSettings, botsSchema, type LimitSettings, limitSettings, limitsSchema, type WorldAccessInput } from './accessSettings.ts';
 import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
-import { redactStoreUrl } from '../store/storeUrl.ts';
+import { redactStoreUrl } from './storeUrl.ts';
 import { type RoutineSettings, routineSettings, timezoneSchema } from './routineSettings.ts';
-import { type McpSettings, mcpServersSchema, mcpSettings } from '../mcp/config.ts';
+import { type McpSettings, mcpServersSchema, mcpSettings } from './mcpSettings.ts';
 
 export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
 export type { SandboxSettings, WorkspaceSettings } from './sandboxSettings.ts';
@@ -128,7 +128,7 @@ export interface Config {
   configFile?: string;
   /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/approvals/stateKey.ts). */
   stateKey?: string;
-  /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/mcp/config.ts). */
+  /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/config/mcpSettings.ts). */
   mcp: McpSettings;
   /** Routines, follow-ups and webhooks (src/config/routineSettings.ts). */
   routines: RoutineSettings;

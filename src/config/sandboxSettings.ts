@@ -1,7 +1,30 @@
 // Where skill code runs and what bounds it: the sandbox (SCRIPT_*) and each chat's workspace (WORKSPACE_*), read
 // from the environment.
-import type { SandboxLimits } from '../exec/limits.ts';
 import { choiceVar, intVar, optional } from './envVars.ts';
+
+/** The resource bounds of one sandbox (src/exec/limits.ts applies them with prlimit). */
+export interface SandboxLimits {
+  /** Processes (and threads) alive at once for the sandbox's uid (RLIMIT_NPROC). */
+  maxProcesses: number;
+  /**
+   * Memory of each process, in bytes: its data (heap and private mappings, RLIMIT_DATA), and its address space at
+   * this plus ADDRESS_SPACE_HEADROOM (RLIMIT_AS), since node reserves address space it never uses (0.7 GiB, and
+   * about 10 GiB for each WebAssembly memory).
+   */
+  memoryBytes: number;
+  /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
+  maxFileBytes: number;
+  /** CPU seconds of each process (RLIMIT_CPU). */
+  cpuSeconds: number;
+  /** Open file descriptors of each process (RLIMIT_NOFILE). */
+  maxOpenFiles: number;
+  /** Size of the run's HOME, a tmpfs of its own (SCRIPT_HOME_MB). */
+  homeBytes: number;
+  /** Size of the run's /tmp (TMPDIR), a tmpfs of its own (SCRIPT_TMP_MB). */
+  tmpBytes: number;
+  /** Size of the run's /dev/shm. */
+  shmBytes: number;
+}
 
 const MiB = 1024 * 1024;
 

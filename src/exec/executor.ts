@@ -4,7 +4,8 @@
 import { chownSync, mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../ops/log.ts';
-import { DEFAULT_LIMITS, mountBound, type SandboxLimits, tasksOfUid } from './limits.ts';
+import type { SandboxLimits } from '../config/sandboxSettings.ts';
+import { DEFAULT_LIMITS, mountBound, tasksOfUid } from './limits.ts';
 import { checkRequest } from './request.ts';
 import { prepareRun, type Releases, type RunPlan } from './runPlan.ts';
 import { closeWorkspace, createRunDirs, removeRunDirs, type RunOwner, sweepStaleRunDirs } from './runDirs.ts';
@@ -22,7 +23,7 @@ import { refusal } from './results.ts';
 import type { ExecRequest, ExecResult, Executor, HashFolder, SandboxStatus } from './types.ts';
 import { VerifiedCopies } from './verifiedCopies.ts';
 import { effectiveLimit, guardWorkspace, overBound } from './workspaceGuard.ts';
-import { changedFiles, exceeds, limitSentence, scanTree } from './workspaceTree.ts';
+import { changedFiles, exceeds, limitSentence, scanTree } from '../workspace/workspaceTree.ts';
 
 export interface ExecutorOptions {
   /** SCRIPT_TIMEOUT_MS: a run is then killed with its whole sandbox. */

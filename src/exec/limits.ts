@@ -1,29 +1,7 @@
 // The resource bounds of one sandbox, applied with util-linux prlimit right before bwrap (prlimit sets them on
 // itself, then execs bwrap: no extra process, and every process in the sandbox inherits them).
 import { readdirSync, readFileSync } from 'node:fs';
-
-export interface SandboxLimits {
-  /** Processes (and threads) alive at once for the sandbox's uid (RLIMIT_NPROC). */
-  maxProcesses: number;
-  /**
-   * Memory of each process, in bytes: its data (heap and private mappings, RLIMIT_DATA), and its address space at
-   * this plus ADDRESS_SPACE_HEADROOM (RLIMIT_AS), since node reserves address space it never uses (0.7 GiB, and
-   * about 10 GiB for each WebAssembly memory).
-   */
-  memoryBytes: number;
-  /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
-  maxFileBytes: number;
-  /** CPU seconds of each process (RLIMIT_CPU). */
-  cpuSeconds: number;
-  /** Open file descriptors of each process (RLIMIT_NOFILE). */
-  maxOpenFiles: number;
-  /** Size of the run's HOME, a tmpfs of its own (SCRIPT_HOME_MB). */
-  homeBytes: number;
-  /** Size of the run's /tmp (TMPDIR), a tmpfs of its own (SCRIPT_TMP_MB). */
-  tmpBytes: number;
-  /** Size of the run's /dev/shm. */
-  shmBytes: number;
-}
+import type { SandboxLimits } from '../config/sandboxSettings.ts';
 
 /**
  * Address space allowed beyond memoryBytes (bounds shared mappings too, which RLIMIT_DATA does not count). 16 GiB:

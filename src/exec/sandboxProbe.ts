@@ -3,7 +3,8 @@
 import { execa } from 'execa';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { describeLimits, prlimitArgs, type SandboxLimits } from './limits.ts';
+import type { SandboxLimits } from '../config/sandboxSettings.ts';
+import { describeLimits, prlimitArgs } from './limits.ts';
 import { createRunDirs, removeRunDirs, type RunOwner } from './runDirs.ts';
 import { bwrapArgs, sandboxEnv, type SandboxLayout } from './sandbox.ts';
 import type { BoundsMode } from './runCgroup.ts';

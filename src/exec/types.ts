@@ -2,7 +2,8 @@ import type { Credential } from '../config/credentialsSchema.ts';
 import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
 import type { RunTrust } from './egressCa.ts';
 import type { BoundsMode } from './runCgroup.ts';
-import type { WorkspaceChange } from './workspaceTree.ts';
+import type { WorkspaceChange } from '../workspace/workspaceTree.ts';
+import type { WorkspaceMount } from '../workspace/workspaceRoom.ts';
 
 // The one guarded way to run skill code: what callers ask for and what they get back.
 
@@ -12,13 +13,6 @@ export interface SkillMount {
   dir: string;
   /** The content hash a person approved (or the chat activated); required when the executor hashes folders. */
   expectedHash?: string;
-}
-
-/** The chat's workspace: mounted read-write at /workspace, the working directory, bounded while the run writes. */
-export interface WorkspaceMount {
-  dir: string;
-  maxBytes: number;
-  maxFiles: number;
 }
 
 export interface ExecRequest {

@@ -3,7 +3,7 @@
 // are in the refusal). RLIMIT_FSIZE (set to the room left) bounds any single file exactly. The walk costs what the tree
 // holds, so the pause between walks grows with it: at least POLL_MS, and fifteen times the last walk's own time, which
 // keeps a guard near a sixteenth of a core however full the workspace is (this host offers no per-folder quota).
-import { exceeds, limitSentence, scanTree, type TreeScan } from './workspaceTree.ts';
+import { exceeds, limitSentence, scanTree, type TreeScan } from '../workspace/workspaceTree.ts';
 
 export interface WorkspaceLimit {
   bytes: number;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { silentLogger } from '../ops/log.ts';
 import { FolderScanner } from '../skills/folderScanner.ts';
-import { parseStoreUrl } from '../store/storeUrl.ts';
+import { parseStoreUrl } from '../config/storeUrl.ts';
 import { loadStateKey } from '../approvals/index.ts';
 import { indexSeal } from './indexSeal.ts';
 import { incomingDirOf } from './leftovers.ts';

@@ -4,7 +4,8 @@
 // and reads a JSON description of the event on stdin. Hooks observe: a failing hook is logged, audited and
 // reported, and never stops the other hooks, the script or the turn.
 import type { Credential } from '../config/credentialsSchema.ts';
-import type { ExecStatus, Executor, WorkspaceMount } from '../exec/types.ts';
+import type { ExecStatus, Executor } from '../exec/types.ts';
+import type { WorkspaceMount } from '../workspace/workspaceRoom.ts';
 import { type AuditLog, runAuditEntry } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import type { HookEvent, HookSpec, Skill } from '../skills/types.ts';

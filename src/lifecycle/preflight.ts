@@ -2,7 +2,8 @@
 // A `tool` step calls a built-in deterministic tool; a `command` step runs a script of the skill folder through
 // the guarded executor (argv, no shell, its own timeout, capped output), only once its code is approved.
 import type { Credential } from '../config/credentialsSchema.ts';
-import type { ExecResult, Executor, WorkspaceMount } from '../exec/types.ts';
+import type { ExecResult, Executor } from '../exec/types.ts';
+import type { WorkspaceMount } from '../workspace/workspaceRoom.ts';
 import type { PreflightStep, Skill } from '../skills/types.ts';
 import { runPreflightTool, type PreflightToolContext } from './preflightTools.ts';
 

@@ -3,7 +3,7 @@
 // disk or the network, and never run skill code, so they need no approval.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Skill } from '../skills/types.ts';
-import { type BuiltinPreflightTool, isBuiltinPreflightTool } from './toolNames.ts';
+import { type BuiltinPreflightTool, isBuiltinPreflightTool } from '../skills/toolNames.ts';
 
 export interface PreflightToolContext {
   worldId: string;

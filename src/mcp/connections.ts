@@ -10,7 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { foldersToSee, type ServiceLauncher } from '../exec/longRunning.ts';
 import type { Logger } from '../ops/log.ts';
-import { type McpServerConfig, runnerHint } from './config.ts';
+import { type McpServerConfig, runnerHint } from '../config/mcpSettings.ts';
 import { SandboxTransport } from './sandboxTransport.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';
 import { boundedFetch } from './boundedFetch.ts';

@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutcome } from '../agent/loop.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
-import { type McpServerConfig, type McpSettings, worldAllowsServer } from './config.ts';
+import { type McpServerConfig, type McpSettings, worldAllowsServer } from '../config/mcpSettings.ts';
 import type { Connected, McpConnections, NotConnected } from './connections.ts';
 import { type SignIns, signInText } from './signIn.ts';
 import { confirmSignIn } from './signInConfirm.ts';

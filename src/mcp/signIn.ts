@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Logger } from '../ops/log.ts';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcpSettings.ts';
 import { serverFetch } from './serverFetch.ts';
 import type { TokenVault } from './tokenVault.ts';
 

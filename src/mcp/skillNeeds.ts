@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
-import { worldAllowsServer } from './config.ts';
+import { worldAllowsServer } from '../config/mcpSettings.ts';
 
 const FULL_NAME = /\bmcp__([a-z0-9_-]{1,32})__[A-Za-z0-9_.-]+/g;
 const SERVER_TOOL = /`([A-Z][A-Za-z0-9]{1,31}):([a-z][a-z0-9_-]*)`/g;

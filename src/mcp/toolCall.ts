@@ -8,7 +8,7 @@ import type { ToolOutcome } from '../agent/loop.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence, routineGrantChat } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { mcpQuestion } from './approvalCard.ts';
-import { skipsApproval } from './config.ts';
+import { skipsApproval } from '../config/mcpSettings.ts';
 import { type Connected, type NotConnected, oneLine } from './connections.ts';
 import { cleanOutcome } from './results.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';

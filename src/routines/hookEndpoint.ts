@@ -3,7 +3,7 @@
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import type { AuditLog } from '../approvals/index.ts';
 import type { IncomingMessage } from '../platform/port.ts';
-import { logRoutineDecision } from '../ops/decisionLog.ts';
+import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { deliveryText, HOOK_HEADERS, type HookRules } from './hooks.ts';

@@ -1,6 +1,6 @@
 // Routines and follow-ups: adding, listing, pausing, resuming, removing, with who may change what.
 import { randomBytes } from 'node:crypto';
-import { logRoutineDecision } from '../ops/decisionLog.ts';
+import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { RoutineBook } from './book.ts';
 import type { Clock } from './clock.ts';

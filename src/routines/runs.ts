@@ -4,7 +4,7 @@ import type { AcceptResult } from '../chats/dispatcher.ts';
 import { isInstanceAlive } from '../chats/instanceLiveness.ts';
 import { parseWorldId } from '../chats/ids.ts';
 import type { IncomingMessage, PlatformPort } from '../platform/port.ts';
-import { logRoutineDecision } from '../ops/decisionLog.ts';
+import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';

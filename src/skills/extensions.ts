@@ -1,6 +1,6 @@
 // Our frontmatter extensions (runtime profile only): triggers, preflight steps, hooks and run-on-load.
 // They are validated here, at load time; later parts (trigger matching, lifecycle) rely on the shapes.
-import { BUILTIN_PREFLIGHT_TOOLS, isBuiltinPreflightTool } from '../lifecycle/toolNames.ts';
+import { BUILTIN_PREFLIGHT_TOOLS, isBuiltinPreflightTool } from './toolNames.ts';
 import { posix } from 'node:path';
 import { isPlainObject, type ProblemList, show } from './problems.ts';
 import { HOOK_EVENTS, type HookEvent, type HookMap, type HookSpec, type InjectMode, type PreflightStep } from './types.ts';

@@ -2,10 +2,10 @@ import { type Logger, silentLogger } from '../ops/log.ts';
 import { MemoryStore } from './memoryStore.ts';
 import { RedisStore } from './redisStore.ts';
 import { SqliteStore } from './sqliteStore.ts';
-import { parseStoreUrl } from './storeUrl.ts';
+import { parseStoreUrl } from '../config/storeUrl.ts';
 import type { Store } from './types.ts';
 
-export { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, redactStoreUrl } from './storeUrl.ts';
+export { DEFAULT_STORE_URL, StoreUrlError, parseStoreUrl, redactStoreUrl } from '../config/storeUrl.ts';
 export { StoreError } from './storeError.ts';
 
 export interface CreateStoreOptions {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceSettings } from '../config/config.ts';
-import type { WorkspaceMount } from '../exec/types.ts';
+import type { WorkspaceMount } from './workspaceRoom.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { Folder, type Owner, WorkspacePathError, withFolder } from './folderFd.ts';

@@ -3,7 +3,7 @@
 // file overwritten silently. The same bytes under the same name (a re-run of the turn) keep that name.
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
-import { scanTree } from '../exec/workspaceTree.ts';
+import { scanTree } from './workspaceTree.ts';
 import type { ChatWorkspace } from './chatWorkspaces.ts';
 import { entryAt, readInside, WorkspacePathError, writeInside } from './safeFiles.ts';
 

@@ -1,10 +1,16 @@
 // Whether files the bot is about to write for Claude (the editor's, a script call's `files`) fit in the chat's
 // workspace: the same bounds a run is held to while it writes, checked before anything is written.
 import path from 'node:path';
-import type { WorkspaceMount } from '../exec/types.ts';
-import { limitSentence, scanTree } from '../exec/workspaceTree.ts';
+import { limitSentence, scanTree } from './workspaceTree.ts';
 
 const BLOCK = 4096;
+
+/** The chat's workspace: mounted read-write at /workspace, the working directory, bounded while the run writes. */
+export interface WorkspaceMount {
+  dir: string;
+  maxBytes: number;
+  maxFiles: number;
+}
 
 /** A file about to be written: its path relative to the workspace (`/`-separated) and its size. */
 export interface PlannedWrite {

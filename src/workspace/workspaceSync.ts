@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fchownSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { scanTree, type TreeScan } from '../exec/workspaceTree.ts';
+import { scanTree, type TreeScan } from './workspaceTree.ts';
 import type { Store } from '../store/types.ts';
 import type { ManifestSeal } from './manifestSeal.ts';
 import { OpenFolders, type Owner } from './folderFd.ts';

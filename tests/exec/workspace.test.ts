@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { scanTree } from '../../src/exec/workspaceTree.ts';
+import { scanTree } from '../../src/workspace/workspaceTree.ts';
 import type { Executor } from '../../src/exec/types.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 

@@ -2,7 +2,7 @@
 // one open per person who ever called a signed-in server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnections } from '../../src/mcp/connections.ts';
-import type { McpServerConfig } from '../../src/mcp/config.ts';
+import type { McpServerConfig } from '../../src/config/mcpSettings.ts';
 import { createServiceLauncher } from '../../src/exec/longRunning.ts';
 import { silentLogger } from '../../src/ops/log.ts';
 import { startEverythingHttp, type EverythingHttp } from './everythingHttp.ts';

@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../src/config/mcpSettings.ts';
 import { stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type McpHarness, startMcpHarness } from './harness.ts';
 

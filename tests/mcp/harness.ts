@@ -4,7 +4,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';
 import type { Config } from '../../src/config/config.ts';
-import { resolveMcpServers, type McpServersInput } from '../../src/mcp/config.ts';
+import { resolveMcpServers, type McpServersInput } from '../../src/config/mcpSettings.ts';
 import { type Harness, type SkillFixture, startHarness } from '../agent/harness.ts';
 
 /** server-everything's stdio entry, as an operator would write it with an absolute path. */

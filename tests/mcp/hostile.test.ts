@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type McpHarness, startMcpHarness } from './harness.ts';
 import { realpathSync } from 'node:fs';
-import { resolveMcpServers } from '../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../src/config/mcpSettings.ts';
 
 const SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'sdk'));
 const SERVER = join(import.meta.dirname, 'fixtures', 'hostileServer.mjs');

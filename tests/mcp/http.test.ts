@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTerminalChat } from '../../adapters/terminal/chat.ts';
 import { lastToolResult, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type Harness, startHarness } from '../agent/harness.ts';
-import { resolveMcpServers } from '../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../src/config/mcpSettings.ts';
 import { type EverythingHttp, startEverythingHttp } from './everythingHttp.ts';
 
 let server: EverythingHttp;

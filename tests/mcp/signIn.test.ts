@@ -6,7 +6,7 @@ import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../src/config/mcpSettings.ts';
 import { TokenVault } from '../../src/mcp/tokenVault.ts';
 import type { HttpServer } from '../../src/ops/httpServer.ts';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/index.ts';

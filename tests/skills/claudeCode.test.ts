@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandOutput } from '../../src/ops/commandOutput.ts';
 import { splitArguments, substituteArguments } from '../../src/lifecycle/substitution.ts';
-import { runSkillsCommand } from '../../src/skills/commands.ts';
+import { runSkillsCommand } from '../../src/cli/skillsCommands.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 import { lastToolResult, textReply, toolUseReply, type RequestMessage } from '../fakes/anthropic.ts';
 import { type EngineHarness, startEngine } from '../lifecycle/engineHarness.ts';

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandOutput } from '../../src/ops/commandOutput.ts';
-import { runSkillsCommand } from '../../src/skills/commands.ts';
+import { runSkillsCommand } from '../../src/cli/skillsCommands.ts';
 import { tempDir, writeFiles, writeSkill } from './helpers.ts';
 
 const SHIPPED = join(import.meta.dirname, '..', '..', 'skills');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandOutput } from '../../src/ops/commandOutput.ts';
-import { runMatchCommand } from '../../src/skills/matchCommand.ts';
+import { runMatchCommand } from '../../src/cli/matchCommand.ts';
 import { writeSkill } from '../lifecycle/engineHarness.ts';
 
 let root: string;

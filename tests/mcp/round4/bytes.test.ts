@@ -2,7 +2,7 @@
 // event, or endless event on the GET stream it gets at connect, and a stdio server's 31 MiB message, each cut the
 // server off at the message bound, with the reason, while another chat is answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../../src/config/mcpSettings.ts';
 import { until } from '../../until.ts';
 import { type FloodServer, startFloodServer } from '../fixtures/floodHttpServer.ts';
 import type { McpHarness } from '../harness.ts';

@@ -1,7 +1,7 @@
 // Issue 35, N5: a stdio server is bounded as a run is, as a whole: its processes share one cgroup whose memory is
 // the server's `memoryMb`, so five processes of 100 MiB each cannot all hold their memory under 256 MiB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../../src/config/mcpSettings.ts';
 import type { McpHarness } from '../harness.ts';
 import { callOne, ROUND4_SERVER, SDK, startRound4Bot } from './round4Bot.ts';
 

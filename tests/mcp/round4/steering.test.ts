@@ -1,7 +1,7 @@
 // Issue 35, N6: a remote server's 401 metadata, its authorization server's address, or a redirect cannot steer
 // the bot's own HTTP client to a service on the host: off the configured origin only https to public addresses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMcpServers } from '../../../src/mcp/config.ts';
+import { resolveMcpServers } from '../../../src/config/mcpSettings.ts';
 import { type Steering, startSteering } from '../fixtures/steeringServer.ts';
 import { type McpHarness, startMcpHarness } from '../harness.ts';
 

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config as loadDotenv } from 'dotenv';
-import type { PlatformLauncher, RunningPlatform, TerminalLauncher } from './platform/launchers.ts';
-import type { CommandOutput } from './ops/commandOutput.ts';
-import { type Config, ConfigError, loadConfig, platformCredentialProblems } from './config/config.ts';
-import type { HttpServer } from './ops/httpServer.ts';
-import type { Logger } from './ops/log.ts';
-import type { Store } from './store/types.ts';
-import type { InstalledCopy } from './install/installedCopy.ts';
+import type { PlatformLauncher, RunningPlatform, TerminalLauncher } from '../platform/launchers.ts';
+import type { CommandOutput } from '../ops/commandOutput.ts';
+import { type Config, ConfigError, loadConfig, platformCredentialProblems } from '../config/config.ts';
+import type { HttpServer } from '../ops/httpServer.ts';
+import type { Logger } from '../ops/log.ts';
+import type { Store } from '../store/types.ts';
+import type { InstalledCopy } from '../install/installedCopy.ts';
 
 // Each command imports what it needs when it runs: `skills list` must not pay for the model SDK, the store
 // drivers or a platform (see bench/cli.ts).
@@ -57,7 +57,7 @@ interface ProcessLog {
 
 /** The long-running commands log; the short ones print their result and need no logger (nor pino). */
 async function processLogger(config: Config): Promise<ProcessLog> {
-  const [{ createLogger }, { newInstanceId }] = await Promise.all([import('./ops/log.ts'), import('./chats/instanceLiveness.ts')]);
+  const [{ createLogger }, { newInstanceId }] = await Promise.all([import('../ops/log.ts'), import('../chats/instanceLiveness.ts')]);
   const instanceId = newInstanceId();
   return { logger: createLogger(config.logLevel, { instanceId }), instanceId };
 }
@@ -71,15 +71,15 @@ async function chat(args: string[], host: CliHost, config: Config, log: ProcessL
   // JSON lines between the messages would bury the conversation (and a piped run's answers on the same screen):
   // every line goes to a file, and warnings and errors show on stderr, one readable line each.
   const onTerminal = host.interactive === true;
-  const chatLogger = (await import('./ops/log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE, { instanceId: log.instanceId });
+  const chatLogger = (await import('../ops/log.ts')).createChatLogger(config.logLevel, CHAT_LOG_FILE, { instanceId: log.instanceId });
   if (why !== undefined) chatLogger.info(why);
-  const { createApp } = await import('./app.ts');
+  const { createApp } = await import('../app.ts');
   const app = await createApp(config, chatLogger, { instanceId: log.instanceId });
   // As `start` does for the platforms: the terminal's lines go through the same durable queue, and its sweeper
   // answers what a killed session left in a chat this session resumes.
   app.dispatcher.start();
   // MCP sign-in lands on the bot's listener: the terminal chat opens one when a server may need it.
-  const callback = app.mcp === undefined ? undefined : await (await import('./mcp/signInListener.ts')).signInListener(app.mcp.signIns, config, chatLogger);
+  const callback = app.mcp === undefined ? undefined : await (await import('../mcp/signInListener.ts')).signInListener(app.mcp.signIns, config, chatLogger);
   try {
     return await host.terminal(app.core, { worldId: values.world, chatId: values.chat, ...(onTerminal ? { logFile: CHAT_LOG_FILE } : {}) });
   } finally {
@@ -100,7 +100,7 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
     // Into the chat's log file, not stderr: a piped run's stderr holds only readable warnings, from its first line.
     return chat([], host, config, log, 'no platform credentials set: starting the terminal chat');
   }
-  const [{ createApp }, { HttpServer }] = await Promise.all([import('./app.ts'), import('./ops/httpServer.ts')]);
+  const [{ createApp }, { HttpServer }] = await Promise.all([import('../app.ts'), import('../ops/httpServer.ts')]);
   const app = await createApp(config, logger, { instanceId });
   const running: RunningPlatform[] = [];
   const http: HttpServer = new HttpServer(logger, async () => {
@@ -112,7 +112,7 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   // METRICS_PORT: its own listener (bound to HOST like the other), so a firewall or a Kubernetes Service can keep
   // it private while PORT takes Slack's events. Without it, /metrics is on PORT.
   const metricsHttp = config.metricsPort === undefined ? http : new HttpServer(logger, async () => ({ ok: true, detail: {} }));
-  if (app.mcp !== undefined) (await import('./mcp/oauthCallback.ts')).mountOAuthCallback(http, app.mcp.signIns);
+  if (app.mcp !== undefined) (await import('../mcp/oauthCallback.ts')).mountOAuthCallback(http, app.mcp.signIns);
   metricsHttp.route('GET', '/metrics', async (_req, res) => {
     const text = await app.metrics.render();
     res.writeHead(200, { 'content-type': app.metrics.contentType }).end(text);
@@ -162,7 +162,7 @@ async function listen(http: HttpServer, port: number, host: string, variable: st
 }
 
 async function withStore(config: Config, run: (store: Store) => Promise<number>) {
-  const { createStore } = await import('./store/createStore.ts');
+  const { createStore } = await import('../store/createStore.ts');
   const store = await createStore(config.storeUrl);
   try {
     return await run(store);
@@ -187,19 +187,19 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
       case 'chat':
         return await chat(rest, host, config, await processLogger(config));
       case 'doctor': {
-        const { runDoctor } = await import('./ops/doctor.ts');
+        const { runDoctor } = await import('./doctor.ts');
         return await runDoctor(config, { output: host.output });
       }
       case 'skills': {
         const [sub = '', ...args] = rest;
         if (['install', 'installed', 'update', 'remove'].includes(sub)) {
-          const { runInstallCli } = await import('./install/installCli.ts');
+          const { runInstallCli } = await import('../install/installCli.ts');
           return await runInstallCli(sub, args, config, { output: host.output, interactive: host.interactive === true });
         }
         const [{ runSkillsCommand }, { offeredServers }, { withInstalledCopy, installedNote }] = await Promise.all([
-          import('./skills/commands.ts'),
-          import('./mcp/skillNeeds.ts'),
-          import('./install/installedCopy.ts'),
+          import('./skillsCommands.ts'),
+          import('../mcp/skillNeeds.ts'),
+          import('../install/installedCopy.ts'),
         ]);
         const run = async (installed: InstalledCopy) => {
           if (installed.problem !== undefined) host.output.err(`skillbot skills: ${installed.problem}`);
@@ -216,25 +216,25 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
         return await (['list', 'show', 'catalog', 'match'].includes(sub) ? withInstalledCopy(config, run) : run({ skills: [] }));
       }
       case 'audit': {
-        const { runAuditCommand } = await import('./approvals/index.ts');
+        const { runAuditCommand } = await import('../approvals/index.ts');
         return await withStore(config, (store) => runAuditCommand(rest, { store, output: host.output }));
       }
       case 'grants': {
         const [{ runGrantsCommand }, { createRecordSealer }, { loadStateKey }] = await Promise.all([
-          import('./approvals/index.ts'),
-          import('./approvals/index.ts'),
-          import('./approvals/index.ts'),
+          import('../approvals/index.ts'),
+          import('../approvals/index.ts'),
+          import('../approvals/index.ts'),
         ]);
         return await withStore(config, (store) =>
           runGrantsCommand(rest, { store, output: host.output, sealer: createRecordSealer(loadStateKey(config).secret) }),
         );
       }
       case 'mcp': {
-        const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('./mcp/commands.ts'), import('./approvals/index.ts')]);
+        const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../approvals/index.ts')]);
         return await withStore(config, (store) => runMcpCommand(rest, { config, store, stateKey: loadStateKey(config).secret, output: host.output }));
       }
       case 'routines': {
-        const [{ runRoutinesCli }, { silentLogger }] = await Promise.all([import('./routines/routinesCli.ts'), import('./ops/log.ts')]);
+        const [{ runRoutinesCli }, { silentLogger }] = await Promise.all([import('../routines/routinesCli.ts'), import('../ops/log.ts')]);
         return await withStore(config, (store) => runRoutinesCli(rest, { config, store, logger: silentLogger(), output: host.output }));
       }
       default:

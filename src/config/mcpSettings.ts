@@ -1,7 +1,7 @@
 // MCP servers as operators already write them: Claude Code's `.mcp.json` entries under `mcpServers` in
 // SKILLBOT_CONFIG, `${VAR}` (and `${VAR:-default}`) read from the bot's environment once, at start.
 import { z } from 'zod';
-import { ConfigError, intVar, optional, urlVar } from '../config/envVars.ts';
+import { ConfigError, intVar, optional, urlVar } from './envVars.ts';
 
 export const SERVER_NAME = /^[a-z0-9_-]{1,32}$/;
 

@@ -3,8 +3,8 @@
 // world allows and what a chat already has active are left out: those depend on where the message is sent.
 import { parseArgs } from 'node:util';
 import type { CommandOutput } from '../ops/commandOutput.ts';
-import { SkillRegistry } from './registry.ts';
-import { normaliseTriggerText, rankTriggerMatches } from './triggers.ts';
+import { SkillRegistry } from '../skills/registry.ts';
+import { normaliseTriggerText, rankTriggerMatches } from '../skills/triggers.ts';
 
 /** config.agent.maxTriggeredSkills when no config says otherwise. */
 const DEFAULT_MAX_TRIGGERED = 3;

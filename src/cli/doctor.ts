@@ -1,13 +1,13 @@
 // `skillbot doctor`: one line per check (sandbox, store, state key, model, platform credentials, skills, what the
 // skills' code needs from the host); exit 1 when one fails.
-import type { CommandOutput } from './commandOutput.ts';
+import type { CommandOutput } from '../ops/commandOutput.ts';
 import { type Config, platformCredentialProblems } from '../config/config.ts';
 import { modelCheck } from '../model/modelCheck.ts';
-import type { Check } from './check.ts';
+import type { Check } from '../ops/check.ts';
 import { executorFromConfig } from '../exec/fromConfig.ts';
 import type { BoundsMode } from '../exec/runCgroup.ts';
 import { stateKeyCheck } from '../approvals/index.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '../ops/log.ts';
 import { HostView, missingOnHost, scanSkillDependencies, shortMissing } from '../skills/dependencies/index.ts';
 import { validateFolders, type FolderValidation } from '../skills/validateFolders.ts';
 import { createStore, redactStoreUrl } from '../store/createStore.ts';

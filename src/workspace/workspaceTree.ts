@@ -2,7 +2,7 @@
 // created or changed (the tool result lists it). The walk goes by folder descriptor (src/workspace/folderFd.ts),
 // so a path of any length is seen, and a planted link is never followed.
 import type { Stats } from 'node:fs';
-import { Folder } from '../workspace/folderFd.ts';
+import { Folder } from './folderFd.ts';
 
 export interface TreeEntry {
   /** Apparent size (what a reader gets). */

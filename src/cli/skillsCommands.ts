@@ -3,14 +3,14 @@
 import { relative } from 'node:path';
 import type { CommandOutput } from '../ops/commandOutput.ts';
 import { silentLogger, type Logger } from '../ops/log.ts';
-import { parseArgs } from './commandArgs.ts';
-import { dependencyWarnings, HostView } from './dependencies/index.ts';
-import { loadSkill } from './loadSkill.ts';
+import { parseArgs } from '../skills/commandArgs.ts';
+import { dependencyWarnings, HostView } from '../skills/dependencies/index.ts';
+import { loadSkill } from '../skills/loadSkill.ts';
 import { runMatchCommand } from './matchCommand.ts';
-import { SkillRegistry } from './registry.ts';
-import type { Skill, SkillProblem, SkillSnapshot } from './types.ts';
-import { CLAUDE_CODE_KEY_NOTES } from './validate.ts';
-import { validateFolders, type SkillReport } from './validateFolders.ts';
+import { SkillRegistry } from '../skills/registry.ts';
+import type { Skill, SkillProblem, SkillSnapshot } from '../skills/types.ts';
+import { CLAUDE_CODE_KEY_NOTES } from '../skills/validate.ts';
+import { validateFolders, type SkillReport } from '../skills/validateFolders.ts';
 import { missingServers } from '../mcp/skillNeeds.ts';
 
 export interface SkillsCommandContext {
@@ -213,7 +213,7 @@ export async function runSkillsCommand(args: string[], ctx: SkillsCommandContext
     return 2;
   }
   const sub = name as Subcommand;
-  // `match` belongs to trigger matching (src/skills/matchCommand.ts), with its own options.
+  // `match` belongs to trigger matching (src/cli/matchCommand.ts), with its own options.
   if (sub === 'match') {
     const { maxTriggeredSkills } = ctx;
     return runMatchCommand(rest, { skillsDirs: ctx.skillsDirs, output: ctx.output, ...(maxTriggeredSkills === undefined ? {} : { maxTriggeredSkills }) });
