@@ -23,6 +23,7 @@ const PLATFORM_ONLY: Record<'slack' | 'discord', Record<string, string>> = {
     'mrkdwn.ts': "Slack's markup; Discord takes Markdown as it is",
     'payloads.ts': "zod schemas of Bolt's payloads; discord.js types its own",
     'skillList.ts': '`/skills` as Block Kit (Discord builds its list in commands.ts)',
+    'slackBlock.ts': "Block Kit's block type, a leaf the API wrapper and the cards share (discord.js types its components)",
     'slackText.ts': "escaping for Slack's mrkdwn (&, <, >)",
     'threads.ts': 'which threads the bot started (Slack has no thread objects to ask)',
     'turnControls.ts': "the Stop button and the progress blocks of Slack's turn message",
