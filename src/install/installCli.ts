@@ -34,18 +34,9 @@ async function confirm(question: string, interactive: boolean): Promise<boolean>
 
 export async function runInstallCli(sub: string, args: string[], config: Config, host: { output: CommandOutput; interactive: boolean }): Promise<number> {
   const { output } = host;
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { world: { type: 'string' }, yes: { type: 'boolean' }, skill: { type: 'string', multiple: true } } });
-  } catch (error) {
-    output.err(`skillbot skills ${sub}: ${(error as Error).message}. Usage: ${INSTALL_CLI_USAGE}`);
-    return 2;
-  }
-  const [arg, extra] = parsed.positionals;
-  if ((sub === 'installed') !== (arg === undefined) || extra !== undefined) {
-    output.err(`skillbot skills ${sub}: ${arg === undefined ? 'missing argument' : `unexpected argument "${extra ?? arg}"`}. Usage: ${INSTALL_CLI_USAGE}`);
-    return 2;
-  }
+  const parsed = parseInstallArgs(sub, args, output);
+  if (parsed === undefined) return 2;
+  const [arg] = parsed.positionals;
   const worldId = parsed.values.world;
   const operator = `cli:${userInfo().username}`;
   const logger = silentLogger();
@@ -60,15 +51,8 @@ export async function runInstallCli(sub: string, args: string[], config: Config,
     const scope = worldId ?? 'defaults';
     const requested = { worldId: scope === 'defaults' ? 'terminal:local' : scope, chatId: 'cli', requesterId: operator };
     switch (sub) {
-      case 'installed': {
-        const rows = installed.list().filter((skill) => worldId === undefined || skill.scope === worldId || skill.scope === 'defaults');
-        if (rows.length === 0) output.out('No skills are installed.');
-        for (const skill of rows) {
-          const pin = skill.origin.kind === 'git' ? `commit ${skill.origin.commit}` : `sha256 ${skill.origin.sha256}`;
-          output.out(`${skill.id}\t${skill.scope}\t${skill.source}\t${pin}\tcontent ${skill.contentHash}\tapproved by ${skill.approvedBy}`);
-        }
-        return 0;
-      }
+      case 'installed':
+        return listInstalled(installed, worldId, output);
       case 'remove':
         return await removeFromHost(installer, installed, arg ?? '', operator, output);
       default: {
@@ -171,4 +155,32 @@ async function removeFromHost(installer: Installer, installed: IndexView, id: st
   }
   output.out(`Removed ${record.id} from ${record.scope}.`);
   return 0;
+}
+
+/** `skillbot skills installed [--world ID]`: one line a skill (id, scope, source, pin, content, approver). */
+function listInstalled(installed: IndexView, worldId: string | undefined, output: CommandOutput): number {
+  const rows = installed.list().filter((skill) => worldId === undefined || skill.scope === worldId || skill.scope === 'defaults');
+  if (rows.length === 0) output.out('No skills are installed.');
+  for (const skill of rows) {
+    const pin = skill.origin.kind === 'git' ? `commit ${skill.origin.commit}` : `sha256 ${skill.origin.sha256}`;
+    output.out(`${skill.id}\t${skill.scope}\t${skill.source}\t${pin}\tcontent ${skill.contentHash}\tapproved by ${skill.approvedBy}`);
+  }
+  return 0;
+}
+
+/** The command's words, or undefined (said on stderr: a usage error) when they do not fit it. */
+function parseInstallArgs(sub: string, args: string[], output: CommandOutput) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { world: { type: 'string' }, yes: { type: 'boolean' }, skill: { type: 'string', multiple: true } } });
+  } catch (error) {
+    output.err(`skillbot skills ${sub}: ${(error as Error).message}. Usage: ${INSTALL_CLI_USAGE}`);
+    return undefined;
+  }
+  const [arg, extra] = parsed.positionals;
+  if ((sub === 'installed') !== (arg === undefined) || extra !== undefined) {
+    output.err(`skillbot skills ${sub}: ${arg === undefined ? 'missing argument' : `unexpected argument "${extra ?? arg}"`}. Usage: ${INSTALL_CLI_USAGE}`);
+    return undefined;
+  }
+  return parsed;
 }
