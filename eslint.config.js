@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from './eslint.globals.js';
 
-// The dependency rule of DESIGN.md: the core never reaches into a platform.
+// The core never reaches into a platform (docs/architecture.md).
 const corePatterns = [
   { group: ['**/adapters/**'], message: 'src/ is the core: it must not import adapters/.' },
   { group: ['@slack/*', 'discord.js', '@discordjs/*'], message: 'src/ is the core: platform SDKs belong in adapters/.' },
@@ -48,10 +48,10 @@ const processPaths = ['execa', 'node:child_process', 'child_process', '@modelcon
   name,
   message: 'Run processes only through src/exec (the one guarded path); a stdio MCP server runs through src/exec/longRunning.ts.',
 }));
-// MCP is a service the agent calls: src/mcp never reaches into the turn's other parts (types of the agent's
-// tool results aside).
+// MCP is a service the agent calls: src/mcp never reaches into the turn's other parts. What both need (a tool,
+// its result, a turn's tool set) is the tool contract, src/tools.
 const mcpPatterns = [
-  { group: ['**/agent/**'], allowTypeImports: true, message: 'src/mcp is called by the agent: import only its types.' },
+  { group: ['**/agent/**'], message: 'src/mcp is called by the agent: what both need is the tool contract (src/tools/contract.ts).' },
   { group: ['**/chats/**', '**/lifecycle/**', '**/workspace/**', '**/skills/**', '**/install/**'], message: 'src/mcp knows servers, tools and sign-ins, not chats, skills or workspaces.' },
 ];
 
@@ -67,6 +67,8 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // CommonJS config files of tools (.dependency-cruiser.cjs) export through `module`.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { ...globals, module: 'writable', require: 'readonly' } } },
   {
     languageOptions: { globals },
     rules: {
@@ -104,6 +106,24 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'adapters/**/*.ts'],
     rules: { 'no-duplicate-imports': ['error', { allowSeparateTypeImports: false }] },
+  },
+  // Small files and functions: a reader holds one in their head (docs/architecture.md). Raw lines for a file;
+  // a function's lines without blanks and comments.
+  {
+    files: ['src/**/*.{ts,mjs}', 'adapters/**/*.ts'],
+    // TEMPORARY: being split by its owner's branch (issue 37); the lead removes this list at merge.
+    ignores: [
+      'src/app.ts',
+      'src/agent/engine.ts',
+      'src/mcp/connections.ts',
+      'src/install/installer.ts',
+      'src/install/installCli.ts',
+      'adapters/**',
+    ],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
   },
   {
     files: ['src/workspace/**/*.ts'],

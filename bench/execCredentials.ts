@@ -72,13 +72,27 @@ export async function credentialFigures(root: string, skillDir: string, time: Ti
       { label: 'HTTPS GET, plain tunnel', once: async () => void (await getThrough(`${socket}.tunnel`, 'files.example.test', netns.httpsPort, netns.cert)) },
     ]);
     await tunnelProxy.close();
-    const rows = [without, withCredentials, terminated, tunnel].flatMap((row) => (row === undefined ? [] : [row]));
+    // The bot's own work per run, apart from the sandbox's start (whose noise on a shared machine hides it): the
+    // trust files (written once per executor) and the proxy opened with the credentials, beside one without.
+    let opened = 0;
+    const openOnce = (withCredentials: boolean) => async () => {
+      if (withCredentials && typeof (await executor.egressTrust()) === 'string') throw new Error('no trust files');
+      const extra = await proxies.open(`${socket}.${(opened += 1)}`, { name: 'bench', allow: [netns.subnet], ...(withCredentials ? { credentials } : {}) }, undefined);
+      await extra.close();
+    };
+    const [openPlain, openCredentials] = await time([
+      { label: 'proxy open (bot side)', once: openOnce(false) },
+      { label: 'proxy open + credentials (bot side)', once: openOnce(true) },
+    ]);
+    const rows = [without, withCredentials, openPlain, openCredentials, terminated, tunnel].flatMap((row) => (row === undefined ? [] : [row]));
     const runCost = (withCredentials?.p50 ?? NaN) - (without?.p50 ?? NaN);
+    const botCost = (openCredentials?.p50 ?? NaN) - (openPlain?.p50 ?? NaN);
     const ratio = (terminated?.p50 ?? NaN) / (tunnel?.p50 ?? NaN);
     return [
-      ...rows.map((row) => `  ${row.label.padEnd(34)} p50 ${row.p50.toFixed(2).padStart(7)} ms   p99 ${row.p99.toFixed(2).padStart(7)} ms`),
-      `  credentials add per run           p50 ${runCost.toFixed(2).padStart(7)} ms   target <= 5 ms -> ${runCost <= 5 ? 'met' : 'NOT met'}`,
-      `  terminated / tunnel per request   p50 ${ratio.toFixed(2).padStart(7)} x    target <= 2x -> ${ratio <= 2 ? 'met' : 'NOT met'}`,
+      ...rows.map((row) => `  ${row.label.padEnd(36)} p50 ${row.p50.toFixed(2).padStart(7)} ms   p99 ${row.p99.toFixed(2).padStart(7)} ms`),
+      `  credentials add per run             p50 ${runCost.toFixed(2).padStart(7)} ms   target <= 5 ms -> ${runCost <= 5 ? 'met' : 'NOT met'}`,
+      `  credentials add, bot side only      p50 ${botCost.toFixed(2).padStart(7)} ms   (the run's figure above is within the sandbox's noise here)`,
+      `  terminated / tunnel per request     p50 ${ratio.toFixed(2).padStart(7)} x    target <= 2x -> ${ratio <= 2 ? 'met' : 'NOT met'}`,
     ];
   } finally {
     await proxy.close();

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { buildSystemPrompt } from '../src/agent/systemPrompt.ts';
-import { toolsFor } from '../src/agent/tools.ts';
+import { OUR_TOOLS } from '../src/agent/tools/index.ts';
+import { FIND_SKILLS } from '../src/agent/tools/findSkills.ts';
+import { SCHEDULE_FOLLOWUP } from '../src/routines/followupTool.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
@@ -68,7 +70,8 @@ const storeOperations = async () => (await app.metrics.storeOperations.get()).va
 // the bot's own work.
 const bare = new Anthropic({ apiKey: 'bench', baseURL: url, maxRetries: 0 });
 const system = [{ type: 'text' as const, text: buildSystemPrompt(app.registry.current().catalog.text, 'terminal'), cache_control: { type: 'ephemeral' as const } }];
-const tools = toolsFor({ shell: true, search: false });
+// Ours with the shell, as before follow-ups came: the catalog lists every skill, so find_skills is not offered.
+const tools = OUR_TOOLS.filter((tool) => tool.name !== FIND_SKILLS && tool.name !== SCHEDULE_FOLLOWUP).map((tool) => tool.definition);
 const bareChats = new Map<string, MessageParam[]>();
 async function bareTurn(chat: string, text: string): Promise<void> {
   const history = bareChats.get(chat) ?? [];

@@ -16,9 +16,11 @@ import {
   declineOpenApprovals,
   type Grants,
   isPendingApproval,
-  loadStateKey,
   routineGrantChat,
 } from './approvals/index.ts';
+import { loadStateKey } from './keys/stateKey.ts';
+import { OUR_TOOL_NAMES } from './agent/tools/index.ts';
+import { TokenBudgets } from './chats/tokenBudget.ts';
 import { newInstanceId } from './chats/instanceLiveness.ts';
 import type { Logger } from './ops/log.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -31,7 +33,6 @@ import { type Mcp, mcpFromConfig } from './mcp/fromConfig.ts';
 import type { Store } from './store/types.ts';
 import { RoutineBook } from './routines/book.ts';
 import { schedulerClock } from './routines/clock.ts';
-import { scheduleFollowup } from './routines/followupTool.ts';
 import { RoutineRules } from './routines/routines.ts';
 import type { RoutineService } from './routines/service.ts';
 import { Access } from './access/access.ts';
@@ -130,13 +131,14 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const client = await createModelClient(config.anthropic, { maxRetries: 0, vertexAuthClient: options.vertexAuthClient });
   logger.info({ provider: config.anthropic.provider, model: config.model }, `model through ${describeProvider(config.anthropic)}`);
   const sandboxing = await openSandboxing(base, hashFolder, stateKey.secret, workspaceRoot);
-  const mcp = mcpFromConfig(config, { executor: sandboxing.executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret });
+  const mcp = mcpFromConfig(config, { executor: sandboxing.executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret, ourToolNames: OUR_TOOL_NAMES });
   const routineParts = routineRules(base, instanceId, grants);
-  const engine = buildEngine({ ...base, registry, stops, client, approvals, grants, audit, hashFolder, sandboxing, installed, options, ...(mcp === undefined ? {} : { mcp }), followupRules: routineParts.rules });
+  const budgets = new TokenBudgets(store);
+  const engine = buildEngine({ ...base, registry, stops, client, approvals, grants, audit, hashFolder, sandboxing, installed, options, ...(mcp === undefined ? {} : { mcp }), followupRules: routineParts.rules, budgets });
   const installer = new Installer({ config, store, registry, approvals, audit, installed, executor: sandboxing.executor, hashFolder, logger, seal: installSeal });
   const access = new Access({ config, store, logger, metrics });
   await access.start();
-  const { dispatcher, routines } = queueTurns(base, { engine, access, approvals, audit, instanceId, stateKey: stateKey.secret, routineParts, queue: options.queue });
+  const { dispatcher, routines } = queueTurns(base, { engine, budgets, access, approvals, audit, instanceId, stateKey: stateKey.secret, routineParts, queue: options.queue });
   metrics.watch({
     backlog: () => dispatcher.backlog(),
     // The approvals namespace is listed through its index: the cost is the questions kept, not the store's size.
@@ -175,12 +177,13 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
 function buildEngine(parts: {
   config: Config; logger: Logger; store: Store; metrics: Metrics; registry: SkillRegistry; stops: TurnStops; client: Awaited<ReturnType<typeof createModelClient>>;
   approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; hashFolder: HashFolder; sandboxing: Sandboxing; installed: InstalledSkills;
-  options: AppOptions; mcp?: Mcp; followupRules: RoutineRules;
+  options: AppOptions; mcp?: Mcp; followupRules: RoutineRules; budgets: TokenBudgets;
 }): Engine {
   const { config, store, options, installed } = parts;
   return new Engine({
     config,
-    followups: { schedule: (turn, input) => scheduleFollowup(parts.followupRules, turn, input) },
+    followups: parts.followupRules,
+    budgets: parts.budgets,
     ...(parts.mcp === undefined ? {} : { mcp: parts.mcp.tools }),
     client: parts.client,
     store,

@@ -3,6 +3,7 @@
 import { type Config, worldSettings } from './config/config.ts';
 import { executorFromConfig, reportSandbox } from './exec/fromConfig.ts';
 import { loadEgressCa } from './exec/egressCa.ts';
+import { keyFolder } from './keys/stateKey.ts';
 import type { Executor, HashFolder } from './exec/types.ts';
 import {
   ApprovalRuntime,
@@ -12,7 +13,6 @@ import {
   createGrants,
   createStoreApprovalBus,
   type Grants,
-  keyFolder,
   logDecision,
   type RecordSealer,
 } from './approvals/index.ts';

@@ -1,5 +1,5 @@
-// The one queue and what each queued message runs (part of createApp, src/app.ts): a world's daily budget is
-// checked before the turn and counted after it, with the person's tokens and the admins' alerts; routines,
+// The one queue and what each queued message runs (part of createApp, src/app.ts): the turn (the engine gates it
+// on the world's daily budget), then the person's tokens and the admins' alerts; routines,
 // follow-ups and webhook deliveries enter the same queue as their owner's turns.
 import { worldSettings, type Config } from './config/config.ts';
 import type { Engine, TurnOutcome } from './agent/engine.ts';
@@ -10,10 +10,9 @@ import { Dispatcher, type TurnRunner } from './chats/dispatcher.ts';
 import type { DurableQueueOptions } from './chats/durableQueue.ts';
 import { parseWorldId } from './chats/ids.ts';
 import { isInstanceAlive } from './chats/instanceLiveness.ts';
-import { emptyUsage } from './chats/usage.ts';
 import type { Logger } from './ops/log.ts';
 import type { Metrics } from './ops/metrics.ts';
-import { budgetSpentText, TokenBudgets, totalTokens } from './chats/tokenBudget.ts';
+import { type TokenBudgets, totalTokens } from './chats/tokenBudget.ts';
 import type { RoutineBook } from './routines/book.ts';
 import type { Clock } from './routines/clock.ts';
 import type { RoutineRules } from './routines/routines.ts';
@@ -29,6 +28,8 @@ interface Base {
 
 export interface TurnParts {
   engine: Engine;
+  /** The worlds' daily budgets (the engine gates a turn on them; the admins' alerts read them). */
+  budgets: TokenBudgets;
   access: Access;
   approvals: ApprovalRuntime;
   audit: AuditLog;
@@ -76,29 +77,21 @@ export function queueTurns(base: Base, turnParts: TurnParts): { dispatcher: Disp
   return { dispatcher, routines };
 }
 
-/** One queued message's turn, inside the world's daily budget; its tokens counted for the world and the person. */
+/** One queued message's turn (the engine holds the world's daily budget gate); its tokens counted for the person, and the admins alerted. */
 function budgetedTurn(base: Base, parts: TurnParts, recordOutcome: (message: Parameters<TurnRunner<TurnOutcome>>[0], status: string) => Promise<void>): TurnRunner<TurnOutcome> {
   const { config, store, logger, metrics } = base;
-  const { engine, access } = parts;
-  const budgets = new TokenBudgets(store);
+  const { engine, access, budgets } = parts;
   return async (message, sink, turnId, platform) => {
-    const budget = worldSettings(config, message.worldId).dailyTokenBudget;
-    if (!(await budgets.allows(message.worldId, budget))) {
-      metrics.budgetRefusals.inc({ world: message.worldId });
-      logger.warn({ worldId: message.worldId, chatId: message.chatId, turnId, budget }, 'daily token budget spent: message not answered');
-      const reply = budgetSpentText(budget ?? 0);
-      await sink.reply(reply);
-      return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: 0, modelMs: 0 };
-    }
     // What refused people wrote never reaches the model, this turn's context read included.
     const outcome = await engine.runTurn(message, sink, turnId, access.filterContext(platform, message.worldId));
+    // Refused at the budget gate (inside the turn): nothing ran, nothing to count.
+    if (outcome.status === 'over_budget') return outcome;
     if (message.origin) await recordOutcome(message, outcome.status).catch((error: unknown) => logger.warn({ err: error, turnId }, 'keeping a routine run\'s result failed'));
-    // Spend by world and model; the budget counts after the turn (a turn is never cut off half way). A world
-    // without a budget keeps no spend record: the metrics count its tokens, and a turn pays for what it uses.
+    // Spend by world and model (the turn counted the world's budget as it closed): the metrics count every token.
     metrics.countTokens(message.worldId, config.model, outcome.usage);
     await access.limits.addTokens(message.worldId, message.userId, turnId, totalTokens(outcome.usage)).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the person\'s tokens failed'));
+    const budget = worldSettings(config, message.worldId).dailyTokenBudget;
     if (budget !== undefined) {
-      await budgets.add(message.worldId, outcome.usage).catch((error: unknown) => logger.warn({ err: error, worldId: message.worldId }, 'counting the world\'s spend failed'));
       await alertAdmins({ store, logger, admins: config.admins, platform }, message.worldId, await budgets.spentToday(message.worldId), budget).catch((error: unknown) =>
         logger.warn({ err: error, worldId: message.worldId }, 'alerting the admins of the budget failed'),
       );

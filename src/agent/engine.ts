@@ -1,26 +1,28 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { type Config, worldAllowsSkill, worldSettings, type WorldSettings } from '../config/config.ts';
-import type { History } from '../chats/history.ts';
+import type { History, OpenedHistory } from '../chats/history.ts';
 import type { TurnRun, TurnStops } from '../chats/stop.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
+import { budgetSpentText, type TokenBudgets } from '../chats/tokenBudget.ts';
 import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform/port.ts';
 import { turnContextText } from './threadContext.ts';
-import { fileBlocks, historyFileBlocks, historyToolImages, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
+import { fileBlocks, type LoadedFiles, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
-import { runLoop } from './loop.ts';
-import { ModelRequestError, type RetryPolicy } from './modelCall.ts';
+import { type LoopResult, runLoop } from './loop.ts';
+import type { RetryPolicy } from './modelCall.ts';
 import { turnOpening } from './opening.ts';
-import { runSkillTool } from './skillTools.ts';
 import { buildSystemPrompt, promptPlatform } from './systemPrompt.ts';
-import { toolsFor } from './tools.ts';
-import type { ToolDeps, TurnContext } from './turnContext.ts';
+import { ourToolSet } from './tools/index.ts';
+import { type ToolDeps, type TurnContext, turnContextOf } from './turnContext.ts';
+import { historyOfTurn, replyOf, withFiles } from './turnMessages.ts';
 import { emptyUsage, type UsageTotals } from '../chats/usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
 import { type McpTools, privateReach } from '../mcp/mcpTools.ts';
+import { joinToolSets, type ToolSet } from '../tools/contract.ts';
 
 export interface EngineDeps extends ToolDeps {
   config: Config;
@@ -34,17 +36,19 @@ export interface EngineDeps extends ToolDeps {
   retry?: RetryPolicy;
   /** Each chat's files (/workspace), opened at the start of a turn and saved at its end. */
   workspaces: ChatWorkspaces;
-  /** The world's MCP tools (src/mcp), offered beside ours; absent: none. */
+  /** The world's MCP tools (src/mcp), a tool set beside ours; absent: none. */
   mcp?: McpTools;
   /** A world's settings; default: the config's (src/app.ts adds which installed skills belong elsewhere). */
   settingsFor?: (worldId: string) => WorldSettings;
+  /** Worlds' daily token budgets (`dailyTokenBudget`): a turn opens only under it, and counts its spend as it closes. */
+  budgets?: Pick<TokenBudgets, 'allows' | 'add'>;
 }
 
 export interface TurnOutcome {
   turnId: string;
   /** `failed`: our own side broke (store, platform); the user was told, the error logged. */
   /** `stopped`: a person stopped it (the model stream and any script were ended). */
-  /** `over_budget`: the world spent its daily token budget; the model was not called (src/app.ts). */
+  /** `over_budget`: the world spent its daily token budget; the model was not called. */
   status: 'answered' | 'model_unavailable' | 'model_refused' | 'capped' | 'failed' | 'stopped' | 'over_budget';
   reply: string;
   usage: UsageTotals;
@@ -53,26 +57,27 @@ export interface TurnOutcome {
   modelMs: number;
 }
 
-/** The opening's first message (the person's words) with the files' blocks before its text. */
-function withFiles(opening: MessageParam[], blocks: ContentBlockParam[]): MessageParam[] {
-  const [first, ...rest] = opening;
-  if (blocks.length === 0 || first === undefined || typeof first.content !== 'string') return opening;
-  const text = first.content.trim() === '' ? '(No words: the files above are the message.)' : first.content;
-  return [{ role: 'user', content: [...blocks, { type: 'text', text }] }, ...rest];
+/** A turn once opened: what running the model and closing the turn share. */
+interface OpenTurn {
+  message: IncomingMessage;
+  sink: TurnSink;
+  log: Logger;
+  started: number;
+  run: TurnRun;
+  settings: WorldSettings;
+  history: OpenedHistory;
+  turn: TurnContext;
+  files: LoadedFiles;
+  /** What the person's message brings besides its words (thread context, files), before them in the opening. */
+  filesIn: ContentBlockParam[];
+  opening: MessageParam[];
+  system: string;
+  tools: ToolSet;
+  /** Lines the person reads under the answer (a file not delivered, a server down). */
+  notices: string[];
+  /** The workspace, when something of the turn opened it (it is then saved as the turn closes). */
+  workspaceOpened(): Promise<ChatWorkspace> | undefined;
 }
-
-/** The person's message as its text alone (the file blocks are put back in their history form). */
-function textOnly(message: MessageParam): MessageParam {
-  if (typeof message.content === 'string') return message;
-  const text = message.content.at(-1);
-  return { role: message.role, content: text?.type === 'text' ? text.text : '' };
-}
-
-/** What a stopped turn answers where the platform has no way of naming the person (the terminal). */
-export const stoppedText = (by: string) => `Stopped by ${by}.`;
-
-const unreachableReply =
-  'I could not reach Claude just now, so I have no answer yet. Your message is kept: send another message to try again.';
 
 /**
  * The core of skillbot: runs one turn of a user message from any adapter and sends the answer back through the
@@ -97,7 +102,7 @@ export class Engine {
     let run: TurnRun | undefined;
     try {
       run = await this.deps.stops.begin({ turnId, chatId: message.chatId, worldId: message.worldId, requesterId: message.userId });
-      return await this.answer(message, sink, turnId, log, started, run, platform);
+      return await this.answer({ message, sink, log, started, run }, turnId, platform);
     } catch (error) {
       log.error({ err: error }, 'turn failed');
       const reply = 'Something went wrong on my side and this message was not answered. Please try again in a moment.';
@@ -122,21 +127,29 @@ export class Engine {
     return this.deps.history.usage(chatId);
   }
 
-  /** The turn itself; its own failures (store down, platform refusing a post) are runTurn's to tell the person. */
-  private async answer(
-    message: IncomingMessage,
-    sink: TurnSink,
-    turnId: string,
-    log: Logger,
-    started: number,
-    run: TurnRun,
-    platform: TurnPlatform,
-  ): Promise<TurnOutcome> {
+  /**
+   * The turn in three steps: open it, run the model, close it. Its own failures (store down, platform refusing a
+   * post) are runTurn's to tell the person.
+   */
+  private async answer(begun: Pick<OpenTurn, 'message' | 'sink' | 'log' | 'started' | 'run'>, turnId: string, platform: TurnPlatform): Promise<TurnOutcome> {
+    const open = await this.open(begun, turnId, platform);
+    if ('status' in open) return open;
+    return this.close(open, await this.runModel(open));
+  }
+
+  /**
+   * Opens the turn: the world's budget, one registry snapshot, the chat's history, the person's files, the thread's
+   * context, the skills that join (the opening messages), the system prompt and the turn's tool sets. A world over
+   * its budget gets the sentence saying so, and nothing else happens.
+   */
+  private async open(begun: Pick<OpenTurn, 'message' | 'sink' | 'log' | 'started' | 'run'>, turnId: string, platform: TurnPlatform): Promise<OpenTurn | TurnOutcome> {
+    const { message, log } = begun;
     const settings = this.deps.settingsFor?.(message.worldId) ?? worldSettings(this.deps.config, message.worldId);
+    const refused = await this.overBudget(begun, turnId, settings);
+    if (refused !== undefined) return refused;
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
-    const chatHistory = await this.deps.history.open(message.chatId);
-    const history = chatHistory.messages;
+    const history = await this.deps.history.open(message.chatId);
     // Fetched on whichever instance runs the turn (a re-run fetches them again): the inbox keeps no bytes.
     const fetched = await loadMessageFiles(message.files ?? [], platform.fetchFile?.bind(platform), this.deps.config.files);
     // The chat's files, as the last run (on any instance) left them: opened only when something of the turn uses
@@ -144,51 +157,56 @@ export class Engine {
     let opened: Promise<ChatWorkspace> | undefined;
     const openWorkspace = () => (opened ??= this.deps.workspaces.open(message.chatId));
     const workspace = fetched.files.length > 0 ? await openWorkspace() : this.deps.workspaces.describe(message.chatId);
-    const loaded = fetched.files.length > 0 ? await placeInWorkspace(workspace, fetched) : fetched;
+    const files = fetched.files.length > 0 ? await placeInWorkspace(workspace, fetched) : fetched;
     // What people said around the message: data in the person's turn, never in the (cached) system prompt.
-    const context = await turnContextText(platform, message, history.length > 0, this.deps.config.context, log);
-    let approvalsAsked = 0;
+    const context = await turnContextText(platform, message, history.messages.length > 0, this.deps.config.context, log);
     const notices: string[] = [];
-    const turn: TurnContext = {
-      turnId,
-      nextApprovalKey: () => `${message.chatId}/${turnId}/${approvalsAsked++}`,
-      worldId: message.worldId,
-      chatId: message.chatId,
-      requesterId: message.userId,
-      ...(message.origin?.kind === 'routine' ? { routineId: message.origin.id } : {}),
-      settings,
-      mcpServers: this.deps.mcp?.serversFor(settings.mcp).map((server) => server.name) ?? [],
-      snapshot,
-      history,
-      signal: run.signal,
-      files: loaded.files,
-      workspace,
-      openWorkspace,
-      fileLimits: this.deps.config.files,
-      ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
-      notice: (text) => void notices.push(text),
-      progress: (text) => void Promise.resolve(sink.progress(text)).catch((error) => log.warn({ err: error }, 'progress update failed')),
-    };
-    const filesIn: ContentBlockParam[] = [...(context === undefined ? [] : [{ type: 'text' as const, text: context }]), ...fileBlocks(loaded)];
-    const opening: MessageParam[] = withFiles(await turnOpening(this.deps, turn, message), filesIn);
+    const mcpServers = this.deps.mcp?.serversFor(settings.mcp).map((server) => server.name) ?? [];
+    const parts = { settings, snapshot, history: history.messages, workspace, openWorkspace, files: files.files, mcpServers, fileLimits: this.deps.config.files };
+    const turn = turnContextOf({ ...begun, turnId, signal: begun.run.signal, notices }, parts);
+    const filesIn: ContentBlockParam[] = [...(context === undefined ? [] : [{ type: 'text' as const, text: context }]), ...fileBlocks(files)];
+    const opening = withFiles(await turnOpening(this.deps, turn, message), filesIn);
     const catalog = this.catalogs.forWorld(snapshot, settings);
     const system = buildSystemPrompt(catalog.text, promptPlatform(message.worldId));
-    const reach = privateReach(platform, message.chatId, message.userId);
-    const mcp = await this.deps.mcp?.forTurn({ ...turn, approvalTimeoutMs: settings.approvalTimeoutMs, mcp: settings.mcp, mcpNoApproval: settings.mcpNoApproval, network: settings.network, egressAllow: settings.egressAllow, credentials: settings.credentials, ...reach });
+    const tools = joinToolSets([ourToolSet({ deps: this.deps, turn, catalogComplete: catalog.complete }), ...(await this.mcpTools(turn, settings, platform))]);
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
-    const ours = toolsFor({ shell: settings.bash, search: !catalog.complete, followups: this.deps.followups !== undefined });
-    const result = await runLoop({
+    return { ...begun, settings, history, turn, files, filesIn, opening, system, tools, notices, workspaceOpened: () => opened };
+  }
+
+  /** The sentence a world over its daily budget gets instead of an answer; undefined: the turn may run. */
+  private async overBudget(begun: Pick<OpenTurn, 'message' | 'sink' | 'log' | 'started'>, turnId: string, settings: WorldSettings): Promise<TurnOutcome | undefined> {
+    const { message, log } = begun;
+    const budget = settings.dailyTokenBudget;
+    if (budget === undefined || this.deps.budgets === undefined || (await this.deps.budgets.allows(message.worldId, budget))) return undefined;
+    this.deps.metrics?.budgetRefusals.inc({ world: message.worldId });
+    log.warn({ worldId: message.worldId, budget }, 'daily token budget spent: message not answered');
+    const reply = budgetSpentText(budget);
+    await begun.sink.reply(reply);
+    return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: performance.now() - begun.started, modelMs: 0 };
+  }
+
+  /** The world's MCP servers' tool set, when it has any. */
+  private async mcpTools(turn: TurnContext, settings: WorldSettings, platform: TurnPlatform): Promise<ToolSet[]> {
+    if (this.deps.mcp === undefined) return [];
+    const reach = privateReach(platform, turn.chatId, turn.requesterId);
+    const { approvalTimeoutMs, mcp, mcpNoApproval, network, egressAllow, credentials } = settings;
+    return [await this.deps.mcp.forTurn({ ...turn, approvalTimeoutMs, mcp, mcpNoApproval, network, egressAllow, credentials, ...reach })];
+  }
+
+  /** Runs the model: the tool loop over the turn's tool sets, its text streamed to the sink. */
+  private runModel(open: OpenTurn): Promise<LoopResult> {
+    const { log, sink, turn, tools } = open;
+    return runLoop({
       client: this.deps.client,
       model: this.deps.config.model,
       maxTokens: this.deps.config.agent.maxTokens,
-      system,
-      tools: mcp === undefined ? ours : () => [...ours, ...mcp.definitions()],
-      history,
-      opening,
+      system: open.system,
+      tools,
+      history: open.history.messages,
+      opening: open.opening,
       maxToolRounds: this.deps.config.agent.maxToolRounds,
       retry: this.deps.retry,
-      signal: run.signal,
-      runTool: (name, input) => (mcp?.handles(name) ? mcp.run(name, input) : runSkillTool(this.deps, turn, name, input)),
+      signal: open.run.signal,
       callbacks: {
         onText: sink.partial?.bind(sink),
         onRetry: (attempt, reason, delayMs) => {
@@ -197,65 +215,50 @@ export class Engine {
         },
         onTool: (name, input) => {
           log.info({ tool: name, input }, 'tool call');
-          turn.progress(progressText(name, input));
+          turn.progress(tools.progress(name, input));
         },
       },
     });
+  }
+
+  /**
+   * Closes the turn: its messages into history, the workspace saved, the answer shown (or the stop), the turn
+   * counted and logged, and the world's spend counted against its budget.
+   */
+  private async close(open: OpenTurn, result: LoopResult): Promise<TurnOutcome> {
+    const { message, log, run, sink } = open;
     const stoppedBy = 'stopped' in result ? (run.stoppedBy ?? message.userId) : undefined;
-    // The turn's messages are kept even when the model failed: the user's words are never lost. A stopped turn
-    // says so in the history, so the model does not take up the stopped work on its own next turn.
-    const turnMessages = filesIn.length === 0 ? historyToolImages(result.messages) : withFiles(result.messages.slice(0, 1).map(textOnly), historyFileBlocks(filesIn)).concat(historyToolImages(result.messages.slice(1)));
-    const kept: MessageParam[] =
-      stoppedBy === undefined ? turnMessages : [...turnMessages, { role: 'assistant', content: '(The person stopped this turn here.)' }];
     const usage = { ...result.usage, turns: 1 };
-    await chatHistory.appendTurn(turnId, kept, usage);
+    await open.history.appendTurn(open.turn.turnId, historyOfTurn(result.messages, open.filesIn, stoppedBy !== undefined), usage);
     // Before the answer shows: once the person reads it, the next turn may run on another instance.
+    const opened = open.workspaceOpened();
     if (opened !== undefined) {
       await opened;
       await this.deps.workspaces.save(message.chatId);
     } else await this.deps.workspaces.touch(message.chatId);
-    let status: TurnOutcome['status'];
-    let reply: string;
-    if (stoppedBy !== undefined) {
-      status = 'stopped';
-      reply = stoppedText(stoppedBy);
-      log.info({ by: stoppedBy }, 'turn stopped');
-    } else if (result.ok) {
-      status = result.capped ? 'capped' : 'answered';
-      reply = result.reply || '(The model finished without a written answer.)';
-    } else if ('error' in result && result.error instanceof ModelRequestError) {
-      status = 'model_refused';
-      reply = `I could not get an answer: ${result.error.message}`;
-      log.error({ err: result.error.message }, 'model refused the request');
-    } else {
-      status = 'model_unavailable';
-      reply = unreachableReply;
-      log.error({ err: 'error' in result ? result.error.message : 'stopped' }, 'model unavailable');
-    }
+    const { status, reply: answer, error } = replyOf(result, stoppedBy);
+    if (stoppedBy !== undefined) log.info({ by: stoppedBy }, 'turn stopped');
+    else if (error !== undefined) log.error({ err: error }, status === 'model_refused' ? 'model refused the request' : 'model unavailable');
     // Files over a bound (not read, or not delivered) are named to the person, with the reason.
-    const notice = [notReadNotice(loaded.notRead), ...notices.map((line) => `_${line}_`)].filter(Boolean).join('\n');
-    if (notice !== '' && stoppedBy === undefined) reply = `${reply}\n\n${notice}`;
+    const notice = [notReadNotice(open.files.notRead), ...open.notices.map((line) => `_${line}_`)].filter(Boolean).join('\n');
+    const reply = notice !== '' && stoppedBy === undefined ? `${answer}\n\n${notice}` : answer;
     // No longer stoppable from here: a "stop" sent while the answer shows is told nothing is running.
-    await run.end().catch((error: unknown) => log.warn({ err: error }, 'forgetting the running turn failed'));
+    await run.end().catch((endError: unknown) => log.warn({ err: endError }, 'forgetting the running turn failed'));
     if (stoppedBy !== undefined && sink.stopped) await sink.stopped(stoppedBy);
     else await sink.reply(reply);
-    const durationMs = performance.now() - started;
+    const durationMs = performance.now() - open.started;
     this.record(status, durationMs, result.modelMs, usage);
-    log.info(
-      {
-        status,
-        model: this.deps.config.model,
-        rounds: result.rounds,
-        input: usage.input,
-        output: usage.output,
-        cacheRead: usage.cacheRead,
-        cacheCreation: usage.cacheCreation,
-        ms: Math.round(durationMs),
-        modelMs: Math.round(result.modelMs),
-      },
-      'turn finished',
-    );
-    return { turnId, status, reply, usage, durationMs, modelMs: result.modelMs };
+    const { input, output, cacheRead, cacheCreation } = usage;
+    log.info({ status, model: this.deps.config.model, rounds: result.rounds, input, output, cacheRead, cacheCreation, ms: Math.round(durationMs), modelMs: Math.round(result.modelMs) }, 'turn finished');
+    await this.countSpend(open, usage);
+    return { turnId: open.turn.turnId, status, reply, usage, durationMs, modelMs: result.modelMs };
+  }
+
+  /** After the answer (a turn is never cut off half way): a world with a budget keeps its day's spend. */
+  private async countSpend(open: OpenTurn, usage: UsageTotals): Promise<void> {
+    if (open.settings.dailyTokenBudget === undefined || this.deps.budgets === undefined) return;
+    const worldId = open.message.worldId;
+    await this.deps.budgets.add(worldId, usage).catch((error: unknown) => open.log.warn({ err: error, worldId }, 'counting the world\'s spend failed'));
   }
 
   private record(status: TurnOutcome['status'], durationMs: number, modelMs: number, usage: UsageTotals): void {
@@ -282,24 +285,3 @@ export class Engine {
     return this.allowedSkills(worldId).filter((skill) => skill.userInvocable);
   }
 }
-
-/** What a tool call is shown as while it runs ("Loading release-notes…"). */
-function progressText(tool: string, input: unknown): string {
-  const skillId = (input as { skill_id?: unknown } | undefined)?.skill_id;
-  const named = typeof skillId === 'string' && skillId.length <= 100 ? skillId : undefined;
-  if (tool === 'load_skill') return named ? `Loading ${named}…` : 'Loading a skill…';
-  if (tool === 'find_skills') return 'Searching the skills…';
-  if (tool === 'str_replace_based_edit_tool') return editorProgress(input);
-  if (tool === 'bash') return 'Using the shell…';
-  if (tool.startsWith('mcp__') || tool === 'call_mcp_tool') return 'Calling a tool…';
-  if (tool === 'find_mcp_tools') return 'Searching the tools…';
-  if (tool === 'schedule_followup') return 'Scheduling a follow-up…';
-  return 'Running a skill script…';
-}
-
-function editorProgress(input: unknown): string {
-  const { command, path } = (input ?? {}) as { command?: unknown; path?: unknown };
-  const where = typeof path === 'string' && path.length <= 200 ? ` ${path}` : '';
-  return command === 'view' ? `Reading${where}…` : `Editing${where}…`;
-}
-

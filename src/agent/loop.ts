@@ -1,25 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type {
-  ContentBlockParam,
-  ImageBlockParam,
-  MessageParam,
-  TextBlockParam,
-  ToolResultBlockParam,
-  ToolUnion,
-  ToolUseBlock,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { joinUserMessages } from '../chats/history.ts';
+import type { ToolSet } from '../tools/contract.ts';
 import { DEFAULT_RETRY, ModelCallAborted, type RetryPolicy, streamMessage } from './modelCall.ts';
 import { addApiUsage, emptyUsage, type UsageTotals } from '../chats/usage.ts';
-
-export interface ToolOutcome {
-  content: string;
-  isError?: boolean;
-  /** The result as blocks (an MCP tool's text and images); `content` is then its text alone, for logs. */
-  blocks?: Array<TextBlockParam | ImageBlockParam>;
-}
-
-export type ToolRunner = (name: string, input: unknown) => Promise<ToolOutcome>;
 
 export interface LoopCallbacks {
   onText?: (delta: string) => void;
@@ -33,16 +17,15 @@ export interface LoopInput {
   maxTokens: number;
   system: string;
   /**
-   * The tools of every request; a function is asked before each one (a person who connected an MCP server
-   * mid-turn gets its tools for the rest of the turn: the one change, so the cache misses once).
+   * The turn's tools, their definitions asked before each request (a person who connected an MCP server mid-turn
+   * gets its tools for the rest of the turn: the one change, so the cache misses once).
    */
-  tools: ToolUnion[] | (() => ToolUnion[]);
+  tools: ToolSet;
   /** The chat's earlier messages (a valid alternation ending with an assistant message, or empty). */
   history: MessageParam[];
   /** This turn's opening messages: the user's message, possibly followed by runtime-made tool exchanges. */
   opening: MessageParam[];
   maxToolRounds: number;
-  runTool: ToolRunner;
   callbacks?: LoopCallbacks;
   retry?: RetryPolicy;
   /** Aborted when a person stops the turn: the model stream ends, and no further round starts. */
@@ -95,7 +78,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
           model: input.model,
           max_tokens: input.maxTokens,
           system,
-          tools: typeof input.tools === 'function' ? input.tools() : input.tools,
+          tools: input.tools.definitions(),
           messages: withCacheBreakpoint(joinUserMessages([...input.history, ...turn])),
         },
         { onText: input.callbacks?.onText, onRetry: input.callbacks?.onRetry },
@@ -130,7 +113,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       }
       rounds++;
       input.callbacks?.onTool?.(use.name, use.input);
-      const outcome = await input.runTool(use.name, use.input);
+      const outcome = await input.tools.run(use.name, use.input);
       results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.blocks ?? outcome.content, is_error: outcome.isError });
     }
     turn.push({ role: 'user', content: results });

@@ -3,13 +3,13 @@
 // skill, never one the world does not allow, never one the model can still see in the chat). Each is loaded
 // by the runtime and handed over as a runtime-made load_skill exchange, so the model spends no round trip.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { loadSkillForTurn } from './skillTools.ts';
+import { LOAD_SKILL, loadSkillForTurn } from './tools/loadSkill.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { type AgentSettings, worldAllowsSkill } from '../config/config.ts';
 import type { IncomingMessage } from '../platform/port.ts';
 import { matchTriggers, type TriggerMatch } from '../skills/triggers.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
-import { skillsLoadedInHistory } from '../lifecycle/loadedInHistory.ts';
+import { skillsLoadedInHistory } from './loadedInHistory.ts';
 import { activateSkill, type SkillActivation } from './skillActivation.ts';
 import { renderSkillFailure } from '../skills/envelope.ts';
 
@@ -35,7 +35,7 @@ function withLoads(userText: string, turnId: string, activations: readonly Skill
       content: activations.map((activation, index) => ({
         type: 'tool_use' as const,
         id: ids[index] as string,
-        name: 'load_skill',
+        name: LOAD_SKILL,
         input: { skill_id: activation.skillId },
       })),
     },

@@ -4,11 +4,12 @@ import type { Executor, HashFolder } from '../exec/types.ts';
 import type { ApprovalRuntime, AuditLog, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { OutgoingFile } from '../platform/port.ts';
+import type { IncomingMessage, OutgoingFile, TurnSink } from '../platform/port.ts';
 import type { InputFile } from './inputFiles.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
+import type { FollowupRules } from '../routines/followupTool.ts';
 
 /** The long-lived parts a turn's tools use. */
 export interface ToolDeps {
@@ -27,10 +28,16 @@ export interface ToolDeps {
   hashFolder?: HashFolder;
   /** Counts skill activations by skill (absent in tests that build the tools alone). */
   metrics?: Metrics;
-  /** `schedule_followup` (src/routines); absent: the tool is not offered. */
-  followups?: {
-    schedule(turn: { worldId: string; chatId: string; requesterId: string }, input: unknown): Promise<{ content: string; isError: boolean }>;
-  };
+  /** The routine rules `schedule_followup` adds follow-ups with (src/routines); absent: the tool is not offered. */
+  followups?: FollowupRules;
+}
+
+/** What each of the agent's tools gets with a call (a `Tool<ToolContext>` of src/tools/contract.ts). */
+export interface ToolContext {
+  deps: ToolDeps;
+  turn: TurnContext;
+  /** The catalog lists every skill the model may use here (else find_skills is offered). */
+  catalogComplete: boolean;
 }
 
 /** Everything a tool call needs to know about the turn it belongs to. */
@@ -70,4 +77,26 @@ export interface TurnContext {
    * hand-over), so the re-run resumes the question already asked instead of asking again.
    */
   nextApprovalKey(): string;
+}
+
+/** A turn's context from its message and sink (what of the turn a tool sees) and the parts the engine opened. */
+export function turnContextOf(
+  from: { message: IncomingMessage; sink: TurnSink; log: Logger; turnId: string; signal: AbortSignal; notices: string[] },
+  parts: Pick<TurnContext, 'settings' | 'snapshot' | 'history' | 'workspace' | 'openWorkspace' | 'files' | 'mcpServers' | 'fileLimits'>,
+): TurnContext {
+  const { message, sink, log, turnId, notices } = from;
+  let approvalsAsked = 0;
+  return {
+    ...parts,
+    turnId,
+    nextApprovalKey: () => `${message.chatId}/${turnId}/${approvalsAsked++}`,
+    worldId: message.worldId,
+    chatId: message.chatId,
+    requesterId: message.userId,
+    ...(message.origin?.kind === 'routine' ? { routineId: message.origin.id } : {}),
+    signal: from.signal,
+    ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
+    notice: (text) => void notices.push(text),
+    progress: (text) => void Promise.resolve(sink.progress(text)).catch((error: unknown) => log.warn({ err: error }, 'progress update failed')),
+  };
 }

@@ -39,7 +39,8 @@ export function bindToApprovedContent(executor: Executor, hashFolder: HashFolder
     workspaceOwner: (chatId) => executor.workspaceOwner(chatId),
     close: () => executor.close(),
     egress: (socketPath, policy, owner) => executor.egress(socketPath, policy, owner),
-    egressTrust: (dir) => executor.egressTrust(dir),
+    egressTrust: () => executor.egressTrust(),
+    startService: (spec) => executor.startService(spec),
     async run(request) {
       const { expectedHash, skillDir } = request;
       if (expectedHash === undefined || skillDir === undefined) return executor.run(request);

@@ -1,6 +1,6 @@
 // Where skill code runs and what bounds it: the sandbox (SCRIPT_*) and each chat's workspace (WORKSPACE_*), read
 // from the environment.
-import { choiceVar, intVar, optional } from './envVars.ts';
+import { choiceVar, ConfigError, intVar, optional } from './envVars.ts';
 
 /** The resource bounds of one sandbox (src/exec/limits.ts applies them with prlimit). */
 export interface SandboxLimits {
@@ -16,6 +16,11 @@ export interface SandboxLimits {
   maxFileBytes: number;
   /** CPU seconds of each process (RLIMIT_CPU). */
   cpuSeconds: number;
+  /**
+   * Percent of one CPU the sandbox as a whole may use at once (SCRIPT_CPU_PERCENT: its cgroup's CFS quota, where the
+   * host gives a cpu controller); absent: no quota, only RLIMIT_CPU.
+   */
+  cpuPercent?: number;
   /** Open file descriptors of each process (RLIMIT_NOFILE). */
   maxOpenFiles: number;
   /** Size of the run's HOME, a tmpfs of its own (SCRIPT_HOME_MB). */
@@ -48,6 +53,18 @@ export interface SandboxSettings {
   maxPerChat: number;
   /** When the bot runs as root, slot N's sandbox runs as uid and gid `uidBase + N` (SCRIPT_SANDBOX_UID_BASE). */
   uidBase: number;
+  /** EGRESS_DNS_SERVERS: the servers the egress proxy's resolver asks (runs' and stdio MCP servers'); default resolv.conf. */
+  egressDnsServers?: string[];
+}
+
+/** EGRESS_DNS_SERVERS: IP addresses (an optional :port), comma separated. */
+function dnsServers(env: NodeJS.ProcessEnv): string[] | undefined {
+  const raw = optional(env.EGRESS_DNS_SERVERS);
+  if (raw === undefined) return undefined;
+  const servers = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = servers.find((entry) => !/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/.test(entry));
+  if (bad !== undefined) throw new ConfigError(`EGRESS_DNS_SERVERS must be IP addresses separated by commas (got "${bad}"); see .env.example.`);
+  return servers;
 }
 
 export function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
@@ -58,6 +75,7 @@ export function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
       memoryBytes: intVar(env, 'SCRIPT_MEMORY_MB', 1024, 64, 1_048_576) * MiB,
       maxFileBytes: intVar(env, 'SCRIPT_MAX_FILE_MB', 100, 1, 1_048_576) * MiB,
       cpuSeconds: intVar(env, 'SCRIPT_CPU_SECONDS', 60, 1, 86_400),
+      ...(optional(env.SCRIPT_CPU_PERCENT) === undefined ? {} : { cpuPercent: intVar(env, 'SCRIPT_CPU_PERCENT', 100, 1, 6400) }),
       maxOpenFiles: intVar(env, 'SCRIPT_MAX_OPEN_FILES', 1024, 32, 1_048_576),
       homeBytes: intVar(env, 'SCRIPT_HOME_MB', 256, 1, 1_048_576) * MiB,
       tmpBytes: intVar(env, 'SCRIPT_TMP_MB', 256, 1, 1_048_576) * MiB,
@@ -66,6 +84,7 @@ export function sandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     maxPerChat: intVar(env, 'SCRIPT_MAX_PER_CHAT', 2, 1, 64),
     // Never root's or a system account's uid; room left below the 32-bit limit for every slot.
     uidBase: intVar(env, 'SCRIPT_SANDBOX_UID_BASE', 100_000, 1000, 4_294_000_000),
+    ...(dnsServers(env) === undefined ? {} : { egressDnsServers: dnsServers(env) }),
   };
 }
 

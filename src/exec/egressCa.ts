@@ -1,8 +1,8 @@
 // The installation's egress CA: made once, kept beside the state key (one 0600 file holding certificate and key),
 // used by the egress process to terminate TLS to credential hosts. Only its certificate ever reaches a sandbox
 // (trustFiles below); the key stays in the bot's data folder and the egress process.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { createCa } from './certificates.mjs';
@@ -119,27 +119,54 @@ export function writeTrustFiles(dir: string, caCert: string, bundle: string, sys
   return { dir, bundle: combined, ...(systemFile === undefined ? {} : { systemFile }) };
 }
 
-/** The installation CA, loaded once: what the egress process needs, and what a run's trust files are made of. */
-export type Trust = () => Promise<{ proxy: CaPems & { upstreamCa: string }; cert: string; bundle: string; systemFile: string | undefined }>;
+/**
+ * The installation CA, loaded once per executor: what the egress process needs (`proxy`), and the trust files
+ * every run and service with credentials binds read-only (`files`: written once, in a folder of the bot's in the
+ * temp folder, named like a run's so a crashed bot's is swept), removed at `close`.
+ */
+export interface Trust {
+  proxy(): Promise<CaPems & { upstreamCa: string }>;
+  files(): Promise<RunTrust>;
+  close(): void;
+}
 
 export function caOnce(load: () => Promise<CaPems>): Trust {
-  let loading: ReturnType<Trust> | undefined;
-  return () => {
-    loading ??= load().then((ca) => ({ proxy: { ...ca, upstreamCa: upstreamTrust(process.env) }, cert: ca.certPem, bundle: systemBundle(), systemFile: systemBundleFile() }));
+  let loading: Promise<{ proxy: CaPems & { upstreamCa: string }; cert: string }> | undefined;
+  let writing: Promise<RunTrust> | undefined;
+  let dir: string | undefined;
+  const loaded = () => {
+    loading ??= load().then((ca) => ({ proxy: { ...ca, upstreamCa: upstreamTrust(process.env) }, cert: ca.certPem }));
     // A failure is not kept: the next run tries again (and says why if it fails too).
     loading.catch(() => {
       loading = undefined;
     });
     return loading;
   };
+  return {
+    proxy: async () => (await loaded()).proxy,
+    files: () => {
+      writing ??= loaded().then((ca) => {
+        dir ??= mkdtempSync(path.join(tmpdir(), `skillbot-run-${process.pid}-trust-`));
+        return writeTrustFiles(dir, ca.cert, systemBundle(), systemBundleFile());
+      });
+      writing.catch(() => {
+        writing = undefined;
+      });
+      return writing;
+    },
+    close: () => {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      dir = undefined;
+      writing = undefined;
+    },
+  };
 }
 
-/** A run's trust files in `dir`, or why there are none (the run is then refused, never run without its CA). */
-export async function trustFor(trust: Trust | undefined, root: string): Promise<RunTrust | string> {
+/** The trust files for a run or service with credentials, or why there are none (it is then refused, never run without its CA). */
+export async function trustFor(trust: Trust | undefined): Promise<RunTrust | string> {
   if (trust === undefined) return 'this world gives the skill credentials, but the bot has no installation CA to inject them with, so it was not run';
   try {
-    const loaded = await trust();
-    return writeTrustFiles(root, loaded.cert, loaded.bundle, loaded.systemFile);
+    return await trust.files();
   } catch (error) {
     return `this world gives the skill credentials, but the installation CA is unusable (${(error as Error).message}), so it was not run`;
   }

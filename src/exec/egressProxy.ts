@@ -75,19 +75,31 @@ type Reply =
 
 const OPEN_TIMEOUT_MS = 10_000;
 
-export function createEgressProxies(options: EgressProxiesOptions = {}): EgressProxies {
-  const bounds = { ...DEFAULT_EGRESS_BOUNDS, ...options.bounds };
-  const pending = new Map<string, (reply: Reply) => void>();
-  /** What each open proxy refused so far, pushed by the egress process as it happens. */
-  const refusals = new Map<string, string[]>();
-  /** Which proxy is for what, for the log line of a refused placeholder. */
-  const names = new Map<string, string>();
-  let child: ChildProcess | undefined;
+/** The egress process, started on first need and again after it ends, and its question-and-answer channel. */
+class EgressProcess {
+  private readonly pending = new Map<string, (reply: Reply) => void>();
+  private child: ChildProcess | undefined;
   /** Whether the running egress process has been given the CA. */
-  let caSent = false;
-  let closed = false;
+  private caSent = false;
+  closed = false;
 
-  const start = (): ChildProcess => {
+  constructor(
+    private readonly logger: Logger | undefined,
+    /** Replies that answer no question: a refusal or a refused placeholder, pushed as they happen. */
+    private readonly onPush: (reply: Extract<Reply, { kind: 'refused' | 'leak' }>) => void,
+  ) {}
+
+  send(message: Record<string, unknown>): void {
+    if (this.child?.connected === true) this.child.send(message, () => undefined);
+  }
+
+  kill(): void {
+    this.closed = true;
+    this.child?.kill();
+    this.child = undefined;
+  }
+
+  private start(): ChildProcess {
     // An allowlisted environment, no flags of the bot's (a TypeScript loader, inspector): it is plain JavaScript.
     const started = fork(fileURLToPath(new URL('./egressProcess.mjs', import.meta.url)), [], {
       execArgv: [],
@@ -99,54 +111,67 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
     started.unref();
     started.channel?.unref();
     (started.stderr as Socket | null)?.unref();
-    started.stderr?.on('data', (chunk: Buffer) => options.logger?.warn({ output: chunk.toString().slice(0, 2000) }, 'the egress proxy process reported a fault'));
+    started.stderr?.on('data', (chunk: Buffer) => this.logger?.warn({ output: chunk.toString().slice(0, 2000) }, 'the egress proxy process reported a fault'));
     started.on('message', (reply: Reply) => {
-      if (reply.kind === 'refused') refusals.get(reply.id)?.push(reply.line);
-      else if (reply.kind === 'leak') {
-        options.logger?.warn({ decision: 'credential_leak_refused', skill: names.get(reply.id), credential: reply.env, destination: reply.where }, 'the egress proxy refused a credential placeholder sent to a host it is not for');
-      } else pending.get(reply.id)?.(reply);
+      if (reply.kind === 'refused' || reply.kind === 'leak') this.onPush(reply);
+      else this.pending.get(reply.id)?.(reply);
     });
-    started.on('error', (error) => options.logger?.warn({ err: error }, 'the egress proxy process failed'));
-    caSent = false;
+    started.on('error', (error) => this.logger?.warn({ err: error }, 'the egress proxy process failed'));
+    this.caSent = false;
     started.once('exit', (code, signal) => {
-      if (child === started) {
-        child = undefined;
-        caSent = false;
+      if (this.child === started) {
+        this.child = undefined;
+        this.caSent = false;
       }
-      if (!closed) options.logger?.warn({ code, signal }, 'the egress proxy process ended; the next networked run starts another');
+      if (!this.closed) this.logger?.warn({ code, signal }, 'the egress proxy process ended; the next networked run starts another');
       // Whatever it held is gone: its runs' proxies answer nothing more, and their waits end now.
-      for (const [id, settle] of pending) settle({ kind: 'failed', id, error: 'the egress proxy process ended' });
+      for (const [id, settle] of this.pending) settle({ kind: 'failed', id, error: 'the egress proxy process ended' });
     });
     return started;
-  };
+  }
 
-  const ask = (message: Record<string, unknown> & { id: string }, ca?: CaPems & { upstreamCa: string }): Promise<Reply> =>
-    new Promise((resolve) => {
+  ask(message: Record<string, unknown> & { id: string }, ca?: CaPems & { upstreamCa: string }): Promise<Reply> {
+    return new Promise((resolve) => {
       const timer = setTimeout(() => settle({ kind: 'failed', id: message.id, error: 'the egress proxy process did not answer' }), OPEN_TIMEOUT_MS);
       const settle = (reply: Reply): void => {
         clearTimeout(timer);
-        pending.delete(message.id);
+        this.pending.delete(message.id);
         resolve(reply);
       };
-      pending.set(message.id, settle);
+      this.pending.set(message.id, settle);
       try {
-        child ??= start();
-        if (ca !== undefined && !caSent) {
+        this.child ??= this.start();
+        if (ca !== undefined && !this.caSent) {
           // Before the open on the same channel, so the process has it by the time it reads the open.
-          child.send({ kind: 'ca', ...ca });
-          caSent = true;
+          this.child.send({ kind: 'ca', ...ca });
+          this.caSent = true;
         }
-        child.send(message, (error) => {
+        this.child.send(message, (error) => {
           if (error !== null) settle({ kind: 'failed', id: message.id, error: error.message });
         });
       } catch (error) {
         settle({ kind: 'failed', id: message.id, error: (error as Error).message });
       }
     });
+  }
+}
+
+export function createEgressProxies(options: EgressProxiesOptions = {}): EgressProxies {
+  const bounds = { ...DEFAULT_EGRESS_BOUNDS, ...options.bounds };
+  /** What each open proxy refused so far, pushed by the egress process as it happens. */
+  const refusals = new Map<string, string[]>();
+  /** Which proxy is for what, for the log line of a refused placeholder. */
+  const names = new Map<string, string>();
+  const egress = new EgressProcess(options.logger, (reply) => {
+    if (reply.kind === 'refused') refusals.get(reply.id)?.push(reply.line);
+    else {
+      options.logger?.warn({ decision: 'credential_leak_refused', skill: names.get(reply.id), credential: reply.env, destination: reply.where }, 'the egress proxy refused a credential placeholder sent to a host it is not for');
+    }
+  });
 
   return {
     async open(socketPath, policy, owner) {
-      if (closed) throw new Error('the egress proxy is closed');
+      if (egress.closed) throw new Error('the egress proxy is closed');
       const allow = parseEgressAllow(policy.allow);
       if ('error' in allow) throw new Error(`egressAllow: ${allow.error}`);
       const credentials = policy.credentials ?? [];
@@ -163,7 +188,7 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
       };
       refusals.set(id, []);
       names.set(id, policy.name);
-      const opened = await ask({ kind: 'open', id, socketPath, settings }, ca);
+      const opened = await egress.ask({ kind: 'open', id, socketPath, settings }, ca);
       if (opened.kind === 'failed') {
         refusals.delete(id);
         names.delete(id);
@@ -173,7 +198,7 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
         // No answer awaited: a close costs the run no round trip. Refusals came before their answers did, so one
         // more turn of the event loop has read every one the run's processes could have seen.
         close: async () => {
-          if (child?.connected === true) child.send({ kind: 'close', id }, () => undefined);
+          egress.send({ kind: 'close', id });
           await new Promise((resolve) => setImmediate(resolve));
           const refused = refusals.get(id) ?? [];
           refusals.delete(id);
@@ -182,10 +207,6 @@ export function createEgressProxies(options: EgressProxiesOptions = {}): EgressP
         },
       };
     },
-    close() {
-      closed = true;
-      child?.kill();
-      child = undefined;
-    },
+    close: () => egress.kill(),
   };
 }

@@ -15,6 +15,7 @@ export function executorFromConfig(
     limits: config.sandbox.limits,
     maxConcurrentPerChat: config.sandbox.maxPerChat,
     sandboxUidBase: config.sandbox.uidBase,
+    ...(config.sandbox.egressDnsServers === undefined ? {} : { egressDnsServers: config.sandbox.egressDnsServers }),
     logger,
     ...extra,
   });

@@ -48,7 +48,8 @@ export function prlimitArgs(limits: SandboxLimits, { perUid = true }: { perUid?:
 /** One line for `doctor` and the docs. */
 export function describeLimits(limits: SandboxLimits): string {
   const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
-  return `at most ${limits.maxProcesses} processes, ${mib(limits.memoryBytes)} of memory per process, files up to ${mib(limits.maxFileBytes)}, ${limits.cpuSeconds} s of CPU, ${limits.maxOpenFiles} open files; HOME ${mib(limits.homeBytes)}, /tmp ${mib(limits.tmpBytes)} and /dev/shm ${mib(limits.shmBytes)}, each a sized tmpfs`;
+  const quota = limits.cpuPercent === undefined ? '' : ` (at most ${limits.cpuPercent}% of a CPU at once, where cgroups allow)`;
+  return `at most ${limits.maxProcesses} processes, ${mib(limits.memoryBytes)} of memory per process, files up to ${mib(limits.maxFileBytes)}, ${limits.cpuSeconds} s of CPU${quota}, ${limits.maxOpenFiles} open files; HOME ${mib(limits.homeBytes)}, /tmp ${mib(limits.tmpBytes)} and /dev/shm ${mib(limits.shmBytes)}, each a sized tmpfs`;
 }
 
 /**

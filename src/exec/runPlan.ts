@@ -8,29 +8,22 @@ import { type RunTrust, trustEnv } from './egressCa.ts';
 import { containScript } from './containment.ts';
 import { copyFolder, DEFAULT_SKILL_COPY_BOUNDS } from './folderCopy.ts';
 import { interpreterFor, readFirstLine } from './interpreter.ts';
-import type { SandboxLimits } from '../config/sandboxSettings.ts';
 import { prlimitArgs } from './limits.ts';
 import type { CheckedRequest } from './request.ts';
 import { prepareWorkspace, type RunDirs, type RunOwner } from './runDirs.ts';
 import type { BoundsMode } from './runCgroup.ts';
 import { SANDBOX_PATHS, skillPathInside } from '../config/sandboxPaths.ts';
 import { bwrapArgs, sandboxEnv } from './sandbox.ts';
+import type { SandboxPlan } from './sandboxPlan.ts';
 import { INFO_FD, innerCommand, proxyEnv } from './sandboxInit.ts';
 import type { VerifiedCopies } from './verifiedCopies.ts';
 
-/** How this executor runs things, the same for every request. */
-export interface RunPlan {
-  mode: 'bwrap' | 'off';
-  limits: SandboxLimits;
-  system: string[];
+/** How one run is sandboxed: the executor's plan (sandboxPlan.ts), with this run's identity and skill copies. */
+export interface RunPlan extends SandboxPlan {
   owner: RunOwner | undefined;
-  bwrapPath: string;
-  prlimitPath: string;
-  /** The node that runs .js scripts; its install folder is mounted when it is outside the system folders. */
-  nodePath: string;
   /** With the registry's hash: every skill folder a run sees is a copy verified against its approved hash. */
   copies?: VerifiedCopies;
-  maxSkillBytes?: number;
+  maxSkillBytes?: number | undefined;
   /** Where the host lets the bot make cgroups: how each run gets a cgroup of its own (runCgroup.ts). */
   cgroups?: Extract<BoundsMode, { kind: 'cgroup' }>;
 }

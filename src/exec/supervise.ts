@@ -45,129 +45,146 @@ const INIT_WAIT_MS = 2000;
 const INIT_POLL_MS = 20;
 
 export function supervise(child: ChildProcess, options: SuperviseOptions): Promise<SupervisedRun> {
-  return new Promise((resolve) => {
-    const stdout = new OutputCap(options.maxOutputBytes);
-    const stderr = new OutputCap(options.maxOutputBytes);
-    const timers = new Set<NodeJS.Timeout>();
-    let openStreams = 0;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let spawnError: NodeJS.ErrnoException | undefined;
-    let timedOut = false;
-    let stopped = false;
-    let exitedBeforeTimeout = false;
-    let finished = false;
+  return new Promise((resolve) => new Supervision(child, options, resolve).start());
+}
 
-    const signal = (name: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      const failure = signalGroup(child.pid, name);
-      if (failure !== undefined) options.onSignalError(failure);
-    };
-    const later = (ms: number, action: () => void): void => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        action();
-      }, ms);
-      timers.add(timer);
-    };
+/** One child's supervision: its output, its exit, and the kills of a timeout or a Stop. */
+class Supervision {
+  private readonly stdout: OutputCap;
+  private readonly stderr: OutputCap;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private openStreams = 0;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private spawnError: NodeJS.ErrnoException | undefined;
+  private timedOut = false;
+  private stopped = false;
+  private exitedBeforeTimeout = false;
+  private finished = false;
+  private initKilled = false;
+  private waitedForInit = 0;
+  private readonly onAbort = (): void => {
+    if (this.finished || this.timedOut || this.stopped) return;
+    this.stopped = true;
+    this.killFromInside(() => {
+      this.signal('SIGKILL');
+      this.settleAfterKill();
+    });
+  };
 
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      for (const timer of timers) clearTimeout(timer);
-      options.abortSignal?.removeEventListener('abort', onAbort);
-      // Whatever the script left running in its group (even with its output redirected) ends with the run.
-      signal('SIGKILL');
-      resolve({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        ...(spawnError === undefined ? {} : { spawnError }),
-        timedOut,
-        stopped,
-        exitedBeforeTimeout,
-        stdout: stdout.finish(),
-        stderr: stderr.finish(),
-      });
-    };
-    const finishWhenDone = (): void => {
-      if ((exit !== undefined || spawnError !== undefined) && openStreams === 0) finish();
-    };
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly options: SuperviseOptions,
+    private readonly resolve: (run: SupervisedRun) => void,
+  ) {
+    this.stdout = new OutputCap(options.maxOutputBytes);
+    this.stderr = new OutputCap(options.maxOutputBytes);
+  }
 
-    const watch = (stream: Readable | null, cap: OutputCap): void => {
-      if (stream === null) return;
-      openStreams += 1;
-      stream.on('data', (chunk: Buffer) => cap.push(chunk));
-      // A pipe we destroy after the kill may report an error; the run's outcome is already decided.
-      stream.on('error', () => undefined);
-      stream.once('close', () => {
-        openStreams -= 1;
-        finishWhenDone();
-      });
-    };
-    watch(child.stdout, stdout);
-    watch(child.stderr, stderr);
-
+  start(): void {
+    const { child, options } = this;
+    this.watch(child.stdout, this.stdout);
+    this.watch(child.stderr, this.stderr);
     child.once('exit', (code, exitSignal) => {
-      exit = { code, signal: exitSignal };
-      finishWhenDone();
+      this.exit = { code, signal: exitSignal };
+      this.finishWhenDone();
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) return; // only a failure to start concerns us
-      spawnError = error;
-      finishWhenDone();
+      this.spawnError = error;
+      this.finishWhenDone();
     });
+    if (options.abortSignal?.aborted === true) this.onAbort();
+    else options.abortSignal?.addEventListener('abort', this.onAbort, { once: true });
+    this.later(options.timeoutMs, () => this.onTimeout());
+  }
 
-    // Drops the pipes shortly after a SIGKILL: a process that left the group could hold them open for ever.
-    let initKilled = false;
-    const killInit = (): boolean => {
-      initKilled = options.killSandbox?.() === true;
-      return initKilled;
-    };
-    const settleAfterKill = (): void => {
-      later(initKilled ? REAP_WAIT_MS : SETTLE_AFTER_KILL_MS, () => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish();
-      });
-    };
-    // Kills the sandbox from inside out; while bwrap has not named its init yet (a slow start), waits for it rather
-    // than orphan it, and only then falls back to the group (`fallback`).
-    let waitedForInit = 0;
-    const killFromInside = (fallback: () => void): void => {
-      if (finished) return;
-      if (killInit()) {
-        settleAfterKill();
-        return;
-      }
-      if (options.killSandbox !== undefined && exit === undefined && waitedForInit < INIT_WAIT_MS) {
-        waitedForInit += INIT_POLL_MS;
-        later(INIT_POLL_MS, () => killFromInside(fallback));
-        return;
-      }
-      fallback();
-    };
-    const onAbort = (): void => {
-      if (finished || timedOut || stopped) return;
-      stopped = true;
-      killFromInside(() => {
-        signal('SIGKILL');
-        settleAfterKill();
-      });
-    };
-    if (options.abortSignal?.aborted === true) onAbort();
-    else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
+  private signal(name: NodeJS.Signals): void {
+    if (this.child.pid === undefined) return;
+    const failure = signalGroup(this.child.pid, name);
+    if (failure !== undefined) this.options.onSignalError(failure);
+  }
 
-    const onTimeout = (): void => {
-      if (stopped || finished) return;
-      timedOut = true;
-      exitedBeforeTimeout = exit !== undefined;
-      killFromInside(() => {
-        signal('SIGTERM');
-        later(options.killGraceMs, () => {
-          signal('SIGKILL');
-          settleAfterKill();
-        });
+  private later(ms: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      action();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.options.abortSignal?.removeEventListener('abort', this.onAbort);
+    // Whatever the script left running in its group (even with its output redirected) ends with the run.
+    this.signal('SIGKILL');
+    this.resolve({
+      exitCode: this.exit?.code ?? null,
+      signal: this.exit?.signal ?? null,
+      ...(this.spawnError === undefined ? {} : { spawnError: this.spawnError }),
+      timedOut: this.timedOut,
+      stopped: this.stopped,
+      exitedBeforeTimeout: this.exitedBeforeTimeout,
+      stdout: this.stdout.finish(),
+      stderr: this.stderr.finish(),
+    });
+  }
+
+  private finishWhenDone(): void {
+    if ((this.exit !== undefined || this.spawnError !== undefined) && this.openStreams === 0) this.finish();
+  }
+
+  private watch(stream: Readable | null, cap: OutputCap): void {
+    if (stream === null) return;
+    this.openStreams += 1;
+    stream.on('data', (chunk: Buffer) => cap.push(chunk));
+    // A pipe we destroy after the kill may report an error; the run's outcome is already decided.
+    stream.on('error', () => undefined);
+    stream.once('close', () => {
+      this.openStreams -= 1;
+      this.finishWhenDone();
+    });
+  }
+
+  /** Drops the pipes shortly after a SIGKILL: a process that left the group could hold them open for ever. */
+  private settleAfterKill(): void {
+    this.later(this.initKilled ? REAP_WAIT_MS : SETTLE_AFTER_KILL_MS, () => {
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+      this.finish();
+    });
+  }
+
+  /**
+   * Kills the sandbox from inside out; while bwrap has not named its init yet (a slow start), waits for it rather
+   * than orphan it, and only then falls back to the group (`fallback`).
+   */
+  private killFromInside(fallback: () => void): void {
+    if (this.finished) return;
+    this.initKilled = this.options.killSandbox?.() === true;
+    if (this.initKilled) {
+      this.settleAfterKill();
+      return;
+    }
+    if (this.options.killSandbox !== undefined && this.exit === undefined && this.waitedForInit < INIT_WAIT_MS) {
+      this.waitedForInit += INIT_POLL_MS;
+      this.later(INIT_POLL_MS, () => this.killFromInside(fallback));
+      return;
+    }
+    fallback();
+  }
+
+  private onTimeout(): void {
+    if (this.stopped || this.finished) return;
+    this.timedOut = true;
+    this.exitedBeforeTimeout = this.exit !== undefined;
+    this.killFromInside(() => {
+      this.signal('SIGTERM');
+      this.later(this.options.killGraceMs, () => {
+        this.signal('SIGKILL');
+        this.settleAfterKill();
       });
-    };
-    later(options.timeoutMs, onTimeout);
-  });
+    });
+  }
 }

@@ -1,5 +1,6 @@
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { EgressPolicy, EgressRunProxy } from './egressProxy.ts';
+import type { ServiceProcess, ServiceSpec } from './serviceProcess.ts';
 import type { RunTrust } from './egressCa.ts';
 import type { BoundsMode } from './runCgroup.ts';
 import type { WorkspaceChange } from '../workspace/workspaceTree.ts';
@@ -128,10 +129,16 @@ export interface Executor {
    */
   egress(socketPath: string, policy: EgressPolicy, owner?: { uid: number; gid: number }): Promise<EgressRunProxy>;
   /**
-   * For such a process with credentials: writes the installation CA's trust files into `dir` (to bind as
-   * SandboxLayout.trust), or says why there are none (the process must then not start).
+   * For such a process with credentials: the installation CA's trust files (written once per executor, to bind as
+   * SandboxLayout.trust), or why there are none (the process must then not start).
    */
-  egressTrust(dir: string): Promise<RunTrust | string>;
+  egressTrust(): Promise<RunTrust | string>;
+  /**
+   * Starts a long-running sandboxed process (a stdio MCP server) from the same plan as runs: bwrap, prlimit, its
+   * cgroup (memory, processes, CPU), its own uid, the egress proxy when networked. Refused while the sandbox is
+   * unusable, never started bare.
+   */
+  startService(spec: ServiceSpec): Promise<ServiceProcess | { refused: string }>;
   /** Removes the verified skill copies it keeps and ends the egress proxy process. */
   close(): void;
 }

@@ -2,7 +2,6 @@
 // each configured server is reached as the bot would (a stdio server in the sandbox), and its state told.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
-import { createServiceLauncher } from '../exec/longRunning.ts';
 import { executorFromConfig } from '../exec/fromConfig.ts';
 import type { Check } from '../ops/check.ts';
 import type { CommandOutput } from '../ops/commandOutput.ts';
@@ -35,8 +34,7 @@ export async function probeServers(config: Config, store: Store, stateKey: Buffe
   const logger = silentLogger();
   const executor = executorFromConfig(config, logger);
   const signIns = new SignIns(config.mcp.servers, new TokenVault(store, stateKey), config.mcp.publicUrl, logger);
-  const launcher = createServiceLauncher({ mode: config.sandbox.mode, limits: config.sandbox.limits, uidBase: config.sandbox.uidBase, sandbox: () => executor.sandbox(), egress: (socketPath, policy, owner) => executor.egress(socketPath, policy, owner), egressTrust: (dir) => executor.egressTrust(dir), logger });
-  const connections = new McpConnections({ launcher, logger, timeoutMs: Math.min(config.mcp.timeoutMs, 30_000), authProvider: (server, person) => signIns.provider(server, person) });
+  const connections = new McpConnections({ launcher: { start: (spec) => executor.startService(spec) }, logger, timeoutMs: Math.min(config.mcp.timeoutMs, 30_000), authProvider: (server, person) => signIns.provider(server, person) });
   try {
     return await Promise.all(
       config.mcp.servers.map(async (server): Promise<ServerState> => {

@@ -4,7 +4,6 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
-import { createServiceLauncher } from '../exec/longRunning.ts';
 import type { Executor } from '../exec/types.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
@@ -45,21 +44,23 @@ function realpathOr(target: string): string {
 
 export function mcpFromConfig(
   config: Config,
-  deps: { executor: Pick<Executor, 'sandbox' | 'egress' | 'egressTrust'>; approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; logger: Logger; store: Store; stateKey: Buffer },
+  deps: {
+    executor: Pick<Executor, 'startService'>;
+    approvals: ApprovalRuntime;
+    grants: Grants;
+    audit: AuditLog;
+    logger: Logger;
+    store: Store;
+    stateKey: Buffer;
+    /** The names of skillbot's own tools (src/agent/tools/index.ts): a server's tool of one of them is refused. */
+    ourToolNames: ReadonlySet<string>;
+  },
 ): Mcp | undefined {
   if (config.mcp.servers.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'mcp' });
   const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
-  const launcher = createServiceLauncher({
-    mode: config.sandbox.mode,
-    limits: config.sandbox.limits,
-    uidBase: config.sandbox.uidBase,
-    sandbox: () => deps.executor.sandbox(),
-    egress: (socketPath, policy, owner) => deps.executor.egress(socketPath, policy, owner),
-    egressTrust: (dir) => deps.executor.egressTrust(dir),
-    logger,
-  });
-  const connections = new McpConnections({ launcher, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
+  // Stdio servers start from the executor's own sandbox plan, as its runs do.
+  const connections = new McpConnections({ launcher: { start: (spec) => deps.executor.startService(spec) }, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
   const tools = new McpTools({
     settings: config.mcp,
     budgetChars: config.agent.mcpToolBudgetChars,
@@ -69,6 +70,7 @@ export function mcpFromConfig(
     audit: deps.audit,
     logger,
     signIns,
+    ourToolNames: deps.ourToolNames,
   });
   const personal = config.mcp.servers.filter((server) => server.type !== 'stdio' && Object.keys(server.headers).length === 0);
   return {

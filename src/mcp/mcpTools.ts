@@ -1,10 +1,9 @@
-// What the agent asks of MCP for one turn: the world's tool definitions (byte-stable while the servers' lists
-// stay the same) and a runner for the calls the model makes to them.
+// What the agent asks of MCP for one turn: a tool set (src/tools/contract.ts) of the world's tools, their
+// definitions byte-stable while the servers' lists stay the same, and the runner for the calls the model makes.
 import { GrantedDefinitions } from './toolDefinition.ts';
 import type { Credential } from '../config/credentialsSchema.ts';
-import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolOutcome } from '../agent/loop.ts';
+import type { ToolResult, ToolSet } from '../tools/contract.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { type McpServerConfig, type McpSettings, worldAllowsServer } from '../config/mcpSettings.ts';
@@ -24,6 +23,8 @@ export interface McpToolsDeps {
   logger: Logger;
   /** Per-person sign-in (absent: servers that answer 401 are reported as refusing the bot). */
   signIns?: SignIns;
+  /** The names of skillbot's own tools: a server's tool of one of them is refused. */
+  ourToolNames: ReadonlySet<string>;
 }
 
 /** The turn as MCP needs it. */
@@ -59,13 +60,6 @@ export function privateReach(platform: PrivateWays, chatId: string, userId: stri
   };
 }
 
-export interface TurnTools {
-  /** The definitions now: they change once in a turn, when the person connects a server nobody had (its tools come in). */
-  definitions(): AnthropicTool[];
-  handles(name: string): boolean;
-  run(name: string, input: unknown): Promise<ToolOutcome>;
-}
-
 /** The name of the one tool offered for a server the person must sign in to before its tools are known. */
 const CONNECT_TOOL = 'connect';
 
@@ -79,7 +73,7 @@ function connectTools(server: string): Tool[] {
   ];
 }
 
-const NONE: TurnTools = { definitions: () => [], handles: () => false, run: async () => ({ content: 'No MCP tools here.', isError: true }) };
+const NONE: ToolSet = { definitions: () => [], owns: () => false, progress: () => 'Calling a tool…', run: async () => ({ content: 'No MCP tools here.', isError: true }) };
 
 export class McpTools {
   private readonly arguments = new ArgumentChecker();
@@ -101,8 +95,11 @@ export class McpTools {
     return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow, credentials: turn.credentials ?? [] });
   }
 
-  /** Connects the world's servers (warm ones answer at once) and builds the turn's tools. */
-  async forTurn(turn: McpTurn): Promise<TurnTools> {
+  /**
+   * Connects the world's servers (warm ones answer at once) and builds the turn's tool set. Its definitions change
+   * once in a turn, when the person connects a server nobody had (its tools come in).
+   */
+  async forTurn(turn: McpTurn): Promise<ToolSet> {
     const servers = this.serversFor(turn.mcp);
     if (servers.length === 0) return NONE;
     // A server's failure is its own line in the log, never the turn's: the others are offered.
@@ -127,7 +124,7 @@ export class McpTools {
       listings.splice(listings.findIndex((listing) => listing.server === server), 1, { server, tools: serverTools });
       tools = this.toolSet(turn.worldId, listings);
     };
-    const call = (name: string, input: unknown): Promise<ToolOutcome> => {
+    const call = (name: string, input: unknown): Promise<ToolResult> => {
       const entry = find(name);
       if (entry === undefined) return Promise.resolve({ content: `There is no MCP tool "${name}" here${tools.search ? `: use ${FIND_MCP_TOOLS} to find one` : ''}.`, isError: true });
       const server = byServer.get(entry.server);
@@ -137,7 +134,8 @@ export class McpTools {
     };
     return {
       definitions: () => tools.definitions,
-      handles: (name) => (tools.search ? name === FIND_MCP_TOOLS || name === CALL_MCP_TOOL : tools.entries.has(name)),
+      owns: (name) => (tools.search ? name === FIND_MCP_TOOLS || name === CALL_MCP_TOOL : tools.entries.has(name)),
+      progress: (name) => (name === FIND_MCP_TOOLS ? 'Searching the tools…' : 'Calling a tool…'),
       run: async (name, input) => {
         if (name === FIND_MCP_TOOLS) {
           const query = typeof (input as { query?: unknown } | null)?.query === 'string' ? (input as { query: string }).query : '';
@@ -155,7 +153,7 @@ export class McpTools {
   }
 
   /** The one tool of a server nobody has signed in to yet: the person signs in, and its tools come in at once. */
-  private async signInOnly(server: McpServerConfig, turn: McpTurn, connected: (server: string, tools: readonly Tool[]) => void): Promise<ToolOutcome> {
+  private async signInOnly(server: McpServerConfig, turn: McpTurn, connected: (server: string, tools: readonly Tool[]) => void): Promise<ToolResult> {
     const link = this.link(server, turn);
     let connection = await link.connect();
     if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
@@ -207,7 +205,7 @@ export class McpTools {
     const key = listings.map((listing) => listing.server).join('\0');
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.lists.length === lists.length && cached.lists.every((list, index) => list === lists[index])) return cached.tools;
-    const tools = buildWorldTools(listings, this.deps.budgetChars);
+    const tools = buildWorldTools(listings, this.deps.budgetChars, this.deps.ourToolNames);
     if (tools.hiddenRemoved > 0) this.deps.logger.warn({ worldId, servers: key.split('\0'), hiddenRemoved: tools.hiddenRemoved }, 'hidden characters (Unicode tags, zero-width, bidi controls) removed from MCP tool definitions');
     for (const refused of tools.refused) this.deps.logger.warn({ worldId, server: refused.server, tool: refused.tool.slice(0, 200), why: refused.why }, 'MCP tool refused');
     this.cache.set(key, { lists, tools });

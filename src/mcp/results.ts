@@ -2,7 +2,7 @@
 // links, structuredContent as JSON text, isError as a tool error; text capped like a script's output, saying how
 // much was cut.
 import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { ToolOutcome } from '../agent/loop.ts';
+import type { ToolResult } from '../tools/contract.ts';
 import { stripHiddenDeep } from '../text/hidden.ts';
 
 /** Characters of text a result keeps (as a script's output keeps 64 KiB). */
@@ -85,13 +85,13 @@ function capped(blocks: Block[]): { blocks: Block[]; dropped: number } {
  * The result as the model reads it, without the hidden characters its strings held (text.hidden.ts), and how many
  * were removed (for the log).
  */
-export function cleanOutcome(result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown }): { outcome: ToolOutcome; hiddenRemoved: number } {
+export function cleanOutcome(result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown }): { outcome: ToolResult; hiddenRemoved: number } {
   const { value, removed } = stripHiddenDeep({ content: result.content, structuredContent: result.structuredContent, toolResult: result.toolResult });
   return { outcome: outcomeOfResult({ ...value, isError: result.isError }), hiddenRemoved: removed };
 }
 
 /** The result of `tools/call` (already checked by the SDK's schema) as a tool outcome. */
-export function outcomeOfResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown }): ToolOutcome {
+export function outcomeOfResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown }): ToolResult {
   const items = Array.isArray(result.content) ? (result.content as ContentItem[]) : [];
   const blocks = items.map(blockOf).filter((block) => block.type !== 'text' || block.text !== '');
   if (result.structuredContent !== undefined) blocks.push({ type: 'text', text: `Structured content:\n${JSON.stringify(result.structuredContent, null, 2)}` });

@@ -29,6 +29,8 @@ export class SandboxTransport implements Transport {
     void this.process.exited.then(({ code, signal, bound }) => {
       if (this.closed) return;
       this.onerror?.(new Error(`${this.describe} exited (${signal ?? `code ${code}`})${bound === undefined ? '' : `: ${bound}`}`));
+      // A server killed at its cgroup's bound would meet it again: left down with the reason, as a flood is.
+      if (bound !== undefined) this.meter.trip(bound);
       this.finish();
     });
   }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { ToolOutcome } from '../agent/loop.ts';
+import type { ToolResult } from '../tools/contract.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence, routineGrantChat } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { mcpQuestion } from './approvalCard.ts';
@@ -41,7 +41,7 @@ export interface CallTurn {
   progress(text: string): void;
 }
 
-const failure = (content: string): ToolOutcome => ({ content, isError: true });
+const failure = (content: string): ToolResult => ({ content, isError: true });
 
 /** How a call reaches its server for the requester: connect, sign in when it answers 401, start afresh. */
 export interface ServerLink {
@@ -82,7 +82,7 @@ export async function callMcpTool(
   entry: McpToolEntry,
   input: unknown,
   link: ServerLink,
-): Promise<ToolOutcome> {
+): Promise<ToolResult> {
   const checked = deps.arguments.check(entry, input);
   if (!checked.ok) return failure(`${entry.fullName} was not called: ${checked.why}.`);
   const args = checked.args;
@@ -149,7 +149,7 @@ async function invoke(
   args: Record<string, unknown>,
   link: ServerLink,
   retried = false,
-): Promise<{ status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'stopped'; result: ToolOutcome }> {
+): Promise<{ status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'stopped'; result: ToolResult }> {
   let connection = await link.connect();
   if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
   if (!connection.ok) return { status: 'failed', result: failure(`${entry.fullName} could not be called: ${connection.why}.`) };

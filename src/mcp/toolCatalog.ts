@@ -105,8 +105,13 @@ export function searchDefinitions(servers: readonly string[]): AnthropicTool[] {
   ];
 }
 
-/** The world's tools from its servers' listings (already sorted by server name). */
-export function buildWorldTools(listings: readonly ServerListing[], budgetChars: number): WorldTools {
+/**
+ * The world's tools from its servers' listings (already sorted by server name). `ourTools`: the names of the tools
+ * skillbot gives the model itself (src/agent/tools/index.ts); a server's tool of one of them is refused, as is one
+ * named like this folder's own two.
+ */
+export function buildWorldTools(listings: readonly ServerListing[], budgetChars: number, ourTools: ReadonlySet<string> = new Set()): WorldTools {
+  const reserved = new Set([...ourTools, FIND_MCP_TOOLS, CALL_MCP_TOOL]);
   const entries = new Map<string, McpToolEntry>();
   const refused: WorldTools['refused'] = [];
   const byFull = new Set<string>();
@@ -114,7 +119,7 @@ export function buildWorldTools(listings: readonly ServerListing[], budgetChars:
   for (const listing of listings) {
     const sorted = [...listing.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const tool of sorted) {
-      const why = refusedToolName(tool.name);
+      const why = refusedToolName(tool.name, reserved);
       if (why !== undefined) {
         refused.push({ server: listing.server, tool: tool.name, why });
         continue;

@@ -7,17 +7,6 @@ export const API_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAX = 64;
 const HASH_LENGTH = 8;
 
-/** Our own tools: a server tool of the same name is refused (a model told to call load_skill must get ours). */
-export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
-  'load_skill',
-  'run_skill_script',
-  'find_skills',
-  'bash',
-  'str_replace_based_edit_tool',
-  'find_mcp_tools',
-  'call_mcp_tool',
-]);
-
 export const fullToolName = (server: string, tool: string): string => `mcp__${server}__${tool}`;
 
 /**
@@ -35,10 +24,13 @@ export function apiToolName(server: string, tool: string): string {
   return `${safe.slice(0, MAX - HASH_LENGTH - 1)}_${hash}`;
 }
 
-/** Why a server's tool name is refused, or undefined when it is fine. */
-export function refusedToolName(tool: string): string | undefined {
+/**
+ * Why a server's tool name is refused, or undefined when it is fine. `reserved`: skillbot's own tools (a model told
+ * to call load_skill must get ours, never a server's tool of that name).
+ */
+export function refusedToolName(tool: string, reserved: ReadonlySet<string>): string | undefined {
   if (tool.length === 0 || tool.length > 200) return 'its name is empty or longer than 200 characters';
-  if (RESERVED_TOOL_NAMES.has(tool)) return `its name "${tool}" is one of skillbot's own tools`;
+  if (reserved.has(tool)) return `its name "${tool}" is one of skillbot's own tools`;
   if (/[\p{Cc}\p{Cf}\s]/u.test(tool)) return 'its name holds spaces or invisible characters';
   return undefined;
 }

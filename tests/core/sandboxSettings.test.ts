@@ -55,6 +55,14 @@ describe('sandbox settings', () => {
     expect(() => loadConfig({ SCRIPT_SANDBOX_UID_BASE: 'nobody' })).toThrow(/SCRIPT_SANDBOX_UID_BASE/);
   });
 
+  it('take a CPU share and the egress DNS servers from the environment, and name a bad one', () => {
+    const config = loadConfig({ SCRIPT_CPU_PERCENT: '50', EGRESS_DNS_SERVERS: '10.0.0.53, 127.0.0.1:5353' });
+    expect(config.sandbox.limits.cpuPercent).toBe(50);
+    expect(config.sandbox.egressDnsServers).toEqual(['10.0.0.53', '127.0.0.1:5353']);
+    expect(() => loadConfig({ SCRIPT_CPU_PERCENT: '0' })).toThrow(/SCRIPT_CPU_PERCENT must be a whole number from 1 to 6400/);
+    expect(() => loadConfig({ EGRESS_DNS_SERVERS: 'dns.example.com' })).toThrow(/EGRESS_DNS_SERVERS must be IP addresses separated by commas \(got "dns.example.com"\)/);
+  });
+
   it.runIf(process.getuid?.() === 0)('run skill processes as SCRIPT_SANDBOX_UID_BASE + slot when the bot is root', async () => {
     const skill = join(dir, 'uid-skill');
     await mkdir(join(skill, 'scripts'), { recursive: true });

@@ -1,5 +1,6 @@
 // The per-run cgroup of issue 19. On this CI host (root, memory and pids on cgroup v1) the kernel's side runs for
-// real: a run that fills memory with many processes or a big /tmp is stopped at the bound for the whole run. A
+// real: a run that fills memory with many processes or a big /tmp is stopped at the bound for the whole run, and
+// one that spins is held to SCRIPT_CPU_PERCENT (issue 37: the cpu hierarchy, cpu.cfs_quota_us). A
 // delegated cgroup v2 tree cannot be made here, so that mode is checked on a folder laid out like one: what the
 // bot writes there and that a run is held until it is moved in.
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -7,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/exec/executor.ts';
-import { type BoundsMode, describeBoundsMode, detectBoundsMode } from '../../src/exec/runCgroup.ts';
+import { type BoundsMode, cpuBoundable, createRunCgroup, describeBoundsMode, detectBoundsMode } from '../../src/exec/runCgroup.ts';
 import { makeSkill, type TempSkill } from './skillFolder.ts';
 
 const MOUNTINFO = (mount: string) => `31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n40 31 0:36 / ${mount} rw,nosuid - cgroup2 cgroup2 rw\n`;
@@ -67,6 +68,22 @@ describe('bounds per run as a whole', () => {
     clearInterval(watch);
     expect(result).toMatchObject({ status: 'ok', stdout: 'hello\n' });
     expect(seen.some((line) => /^536870912\|64\|\d+$/.test(line))).toBe(true);
+  });
+
+  it('give a run a CPU quota on a delegated tree: the cpu controller enabled for runs on first need, cpu.max written', async () => {
+    const own = path.join(tree, 'bot.service');
+    await mkdir(own);
+    await writeFile(path.join(own, 'cgroup.controllers'), 'cpu memory pids\n');
+    await writeFile(path.join(own, 'cgroup.subtree_control'), '');
+    const mode = detectBoundsMode({ selfCgroup: '0::/bot.service\n', mountinfo: MOUNTINFO(tree), pid: 4242 });
+    if (mode.kind !== 'cgroup') throw new Error('expected a cgroup mode');
+    createRunCgroup(mode, { memoryBytes: 64 * 1024 * 1024, maxProcesses: 8, cpuPercent: 25 });
+    const runs = path.join(own, 'skillbot-runs');
+    const [made] = (await readdir(runs)).filter((name) => name.startsWith(`run-${process.pid}-`));
+    expect(await readFile(path.join(runs, made ?? '', 'cpu.max'), 'utf8')).toBe('25000 100000');
+    expect(await readFile(path.join(own, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids+cpu');
+    expect(await readFile(path.join(runs, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids+cpu');
+    await rm(path.join(runs, made ?? ''), { recursive: true });
   });
 });
 
@@ -152,5 +169,16 @@ describe.runIf(host.kind === 'cgroup')('bounds per run as a whole, by this host\
     const { result, peak } = await peakWhile(host, () => executor.run({ skillDir: skill.dir, script: 'scripts/tmpfill.sh' }));
     expect(result).toMatchObject({ status: 'failed', reason: expect.stringMatching(/memory bound/) });
     expect(peak).toBeLessThanOrEqual(BOUND);
+  });
+
+  it.runIf(host.kind === 'cgroup' && cpuBoundable(host))('hold a run that spins to SCRIPT_CPU_PERCENT of a CPU', async () => {
+    // The kernel's count of the script's CPU time (process_time) over 2 s of its own wall time: about a fifth.
+    await skill.write('scripts/spin.py', 'import time\nstart = time.monotonic()\ncpu = time.process_time()\nwhile time.monotonic() - start < 2: pass\nprint(time.process_time() - cpu, time.monotonic() - start)\n');
+    const executor = createExecutor({ timeoutMs: 30_000, limits: { cpuPercent: 20 } });
+    const result = await executor.run({ skillDir: skill.dir, script: 'scripts/spin.py' });
+    expect(result.status).toBe('ok');
+    const [cpu, wall] = result.stdout.trim().split(' ').map(Number);
+    expect(cpu).toBeLessThanOrEqual(0.2 * (wall ?? 0) * 1.5);
+    expect(cpu).toBeGreaterThan(0.2 * (wall ?? 0) * 0.3);
   });
 });

@@ -16,6 +16,8 @@ interface Gate {
   /** Ids of the runs that reached their sleep. */
   waiting: string[];
   most: number;
+  /** Looks at the host's processes finished so far (one look can take long on a loaded machine). */
+  looks: number;
   release(): void;
   close(): Promise<void>;
 }
@@ -33,6 +35,7 @@ async function openGate(): Promise<Gate> {
     },
     waiting: [],
     most: 0,
+    looks: 0,
     release() {
       released = true;
     },
@@ -52,6 +55,7 @@ async function openGate(): Promise<Gate> {
         if (released) for (const pid of pids) process.kill(pid, 'SIGKILL');
       }
       if (!released) gate.most = Math.max(gate.most, alive);
+      gate.looks += 1;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
@@ -62,7 +66,12 @@ async function openGate(): Promise<Gate> {
 async function waitFor(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
-const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+/** 500 ms, and two whole looks at the host's processes since, so what is running now has been counted. */
+const settle = async (gate: Gate) => {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const from = gate.looks;
+  await waitFor(() => gate.looks >= from + 2);
+};
 
 describe('the bound on concurrent runs', () => {
   let skill: TempSkill;
@@ -90,7 +99,7 @@ describe('the bound on concurrent runs', () => {
 
     // Two start (the test would time out if only one could), then the held slots keep the others queued.
     await waitFor(() => gate.waiting.length >= 2);
-    await settle();
+    await settle(gate);
     expect(gate.waiting).toHaveLength(2);
     gate.release();
 
@@ -105,7 +114,7 @@ describe('the bound on concurrent runs', () => {
     await waitFor(() => gate.waiting.length >= 2);
     const other = executor.run(request(9, 'slack:T1:C1/other'));
     await waitFor(() => gate.waiting.includes('9'));
-    await settle();
+    await settle(gate);
     // The busy chat's third run waits although two slots are free; the other chat's run got in.
     expect(gate.waiting.sort()).toEqual(['1', '2', '9']);
     gate.release();

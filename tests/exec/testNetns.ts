@@ -58,7 +58,7 @@ export async function openTestNetns(): Promise<TestNetns> {
     ip('netns', 'exec', name, 'ip', 'link', 'set', `${name}n`, 'up');
     ip('netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up');
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=files.example.test',
-      '-addext', 'subjectAltName=DNS:files.example.test', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'pipe' });
+      '-addext', 'subjectAltName=DNS:files.example.test,DNS:api.example.test', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'pipe' });
     await writeFile(path.join(dir, 'server.js'), SERVER);
     const started = spawn('ip', ['netns', 'exec', name, process.execPath, path.join(dir, 'server.js'), dir, address], { stdio: ['ignore', 'pipe', 'inherit'] });
     server = started;

@@ -71,6 +71,8 @@ export interface HarnessOptions {
   uploads?: Array<{ name: string; bytes: Uint8Array }>;
   /** Receives what the bot tells one person privately (without it, the chat cannot). */
   privateNotes?: Array<{ userId: string; text: string }>;
+  /** Receives the progress lines a person sees while a turn works ("Loading notes…"). */
+  progress?: string[];
 }
 
 export async function startEngine(options: HarnessOptions): Promise<EngineHarness> {
@@ -104,7 +106,9 @@ export async function startEngine(options: HarnessOptions): Promise<EngineHarnes
       const said: string[] = [];
       replies.set(turnId, said);
       return {
-        progress() {},
+        progress(text) {
+          options.progress?.push(text);
+        },
         async reply(markdown) {
           said.push(markdown);
         },

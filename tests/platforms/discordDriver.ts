@@ -2,7 +2,7 @@
 // the Discord fake's REST record.
 import { CONNECT_PREFIX, connectCustomId } from '../../adapters/discord/mcpConnect.ts';
 import { STOP_PREFIX } from '../../adapters/discord/stop.ts';
-import { stoppedText } from '../../src/agent/engine.ts';
+import { stoppedText } from '../../src/agent/turnMessages.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
 import { type FakeChannel, type FakeDiscord, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { approvalIn, botMessages, buttonIds, type DiscordBot, startDiscordBot, threadOn } from '../discord/harness.ts';

@@ -1,7 +1,7 @@
 // The platform contract's Slack side: signed Events API deliveries and button clicks into Bolt, read back from
 // the Slack fake's Web API record.
 import { TURN_STOP_ACTION_ID } from '../../adapters/slack/turnControls.ts';
-import { stoppedText } from '../../src/agent/engine.ts';
+import { stoppedText } from '../../src/agent/turnMessages.ts';
 import type { FakeAnthropic } from '../fakes/anthropic.ts';
 import { type EphemeralMessage, type FakeSlack, type PostedMessage, startFakeSlack, type UserMessage } from '../fakes/slack.ts';
 import { ALICE, approvalIdOf, BOB, CHANNEL, repliesIn, type SlackBot, startSlackBot } from '../slack/harness.ts';

@@ -4,17 +4,39 @@
 // else: every path is resolved component by component without following links, and files with other hard links
 // are refused (src/workspace/safeFiles.ts).
 import path from 'node:path';
-import { activeSkills } from '../lifecycle/chatSkills.ts';
-import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
-import { entryAt, readInside, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
-import { visible } from '../text/visible.ts';
-import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
-import { viewFolder } from './editorFolderView.ts';
-import { IMAGE_MAX_FILE_BYTES, imageForClaude } from './editorImage.ts';
-import { describeSize, type ImageType, sniffImage } from './inputFiles.ts';
-import type { ToolOutcome } from './loop.ts';
-import { type EditorInput, editorInput } from './tools.ts';
-import type { ToolDeps, TurnContext } from './turnContext.ts';
+import type { ToolTextEditor20250728 } from '@anthropic-ai/sdk/resources/messages';
+import { z } from 'zod';
+import { activeSkills } from '../../lifecycle/chatSkills.ts';
+import { SANDBOX_PATHS } from '../../config/sandboxPaths.ts';
+import type { Tool, ToolResult } from '../../tools/contract.ts';
+import { entryAt, readInside, writeInside, WorkspacePathError } from '../../workspace/safeFiles.ts';
+import { visible } from '../../text/visible.ts';
+import { workspaceRoomProblem } from '../../workspace/workspaceRoom.ts';
+import { viewFolder } from '../editorFolderView.ts';
+import { IMAGE_MAX_FILE_BYTES, imageForClaude } from '../editorImage.ts';
+import { describeSize, type ImageType, sniffImage } from '../inputFiles.ts';
+import type { ToolContext, ToolDeps, TurnContext } from '../turnContext.ts';
+import { LOAD_SKILL } from './loadSkill.ts';
+
+const TEXT_EDITOR = 'str_replace_based_edit_tool';
+
+/** Anthropic's own client tool, in the newest version API version 2026-10-21 accepts. */
+const definition: ToolTextEditor20250728 = { type: 'text_editor_20250728', name: TEXT_EDITOR, max_characters: 100_000 };
+
+const editorInput = z.discriminatedUnion('command', [
+  z.object({ command: z.literal('view'), path: z.string().min(1).max(4096), view_range: z.tuple([z.number().int(), z.number().int()]).optional() }),
+  z.object({ command: z.literal('create'), path: z.string().min(1).max(4096), file_text: z.string().max(5_000_000) }),
+  z.object({ command: z.literal('str_replace'), path: z.string().min(1).max(4096), old_str: z.string().max(5_000_000), new_str: z.string().max(5_000_000).default('') }),
+  z.object({
+    command: z.literal('insert'),
+    path: z.string().min(1).max(4096),
+    insert_line: z.number().int().min(0),
+    // The tool's documentation names it new_str; some versions say insert_text.
+    new_str: z.string().max(5_000_000).optional(),
+    insert_text: z.string().max(5_000_000).optional(),
+  }),
+]);
+type EditorInput = z.infer<typeof editorInput>;
 
 /** Largest file the editor reads or writes: the tool is for text. */
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -29,7 +51,7 @@ interface Target {
   writable: boolean;
 }
 
-const failure = (text: string): ToolOutcome => ({ content: `Error: ${text}`, isError: true });
+const failure = (text: string): ToolResult => ({ content: `Error: ${text}`, isError: true });
 
 /** Where a path the model gave points: the workspace (read-write) or a loaded skill's folder (view only). */
 async function resolveTarget(deps: ToolDeps, turn: TurnContext, raw: string): Promise<Target | string> {
@@ -43,7 +65,7 @@ async function resolveTarget(deps: ToolDeps, turn: TurnContext, raw: string): Pr
     const [id = '', ...rest] = absolute.slice(skills.length).split('/');
     const loaded = (await activeSkills(deps.store, turn.chatId)).find((entry) => entry.id === id);
     const skill = loaded === undefined ? undefined : turn.snapshot.get(id);
-    if (skill === undefined || loaded === undefined || skill.hash !== loaded.hash) return `${absolute}: the skill "${id}" is not loaded in this chat (load it with load_skill first)`;
+    if (skill === undefined || loaded === undefined || skill.hash !== loaded.hash) return `${absolute}: the skill "${id}" is not loaded in this chat (load it with ${LOAD_SKILL} first)`;
     return { root: skill.dir, rel: rest.join('/'), shown: absolute, writable: false };
   }
   return `${absolute} is outside the workspace: the editor works in ${workspace} (and can view ${SANDBOX_PATHS.skills}/<id> of loaded skills)`;
@@ -72,7 +94,7 @@ async function write(turn: TurnContext, target: Target, text: string): Promise<v
   await writeInside(target.root, target.rel, target.shown, bytes, turn.workspace.owner);
 }
 
-async function view(turn: TurnContext, target: Target, range: [number, number] | undefined): Promise<ToolOutcome> {
+async function view(turn: TurnContext, target: Target, range: [number, number] | undefined): Promise<ToolResult> {
   const entry = await entryAt(target.root, target.rel, target.shown);
   if (entry === undefined) throw new WorkspacePathError(`${target.shown} does not exist`);
   if (entry.info.isDirectory()) return { content: viewFolder(target.root, target.rel, target.shown) };
@@ -92,7 +114,7 @@ async function view(turn: TurnContext, target: Target, range: [number, number] |
 }
 
 /** An image file as an image block Claude sees, with a line saying what it is; the person is told it was shown. */
-async function showImage(turn: TurnContext, target: Target, bytes: Buffer, type: ImageType): Promise<ToolOutcome> {
+async function showImage(turn: TurnContext, target: Target, bytes: Buffer, type: ImageType): Promise<ToolResult> {
   const seen = await imageForClaude(bytes, type);
   if (typeof seen === 'string') throw new WorkspacePathError(`${target.shown} cannot be shown: ${seen}`);
   const scaled = seen.scaledFrom === undefined ? '' : `, scaled down from ${seen.scaledFrom.width}×${seen.scaledFrom.height}`;
@@ -133,17 +155,12 @@ async function edit(turn: TurnContext, target: Target, input: Exclude<EditorInpu
   }
 }
 
-export async function runEditorTool(deps: ToolDeps, turn: TurnContext, input: unknown): Promise<ToolOutcome> {
-  const parsed = editorInput.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return failure(`str_replace_based_edit_tool input is invalid: ${issue === undefined ? 'bad input' : `${issue.path.join('.') || 'command'} ${issue.message}`} (commands: view, create, str_replace, insert)`);
-  }
-  const target = await resolveTarget(deps, turn, parsed.data.path);
+async function runEditor(deps: ToolDeps, turn: TurnContext, input: EditorInput): Promise<ToolResult> {
+  const target = await resolveTarget(deps, turn, input.path);
   if (typeof target === 'string') return failure(target);
   try {
-    if (parsed.data.command === 'view') return await view(turn, target, parsed.data.view_range);
-    return { content: await edit(turn, target, parsed.data) };
+    if (input.command === 'view') return await view(turn, target, input.view_range);
+    return { content: await edit(turn, target, input) };
   } catch (error) {
     if (error instanceof WorkspacePathError) return failure(error.message);
     const code = (error as NodeJS.ErrnoException).code;
@@ -151,3 +168,25 @@ export async function runEditorTool(deps: ToolDeps, turn: TurnContext, input: un
     return failure(`${target.shown}: the file could not be used (${code ?? 'error'})`);
   }
 }
+
+/** "Reading /workspace/notes.md…" or "Editing …", with a path cut to a readable length. */
+function editorProgress(input: unknown): string {
+  const { command, path: where } = (input ?? {}) as { command?: unknown; path?: unknown };
+  const shown = typeof where === 'string' && where.length <= 200 ? ` ${where}` : '';
+  return command === 'view' ? `Reading${shown}…` : `Editing${shown}…`;
+}
+
+export const textEditorTool: Tool<ToolContext, EditorInput> = {
+  name: TEXT_EDITOR,
+  definition,
+  input: editorInput,
+  invalid(error) {
+    const issue = error.issues[0];
+    return failure(`${TEXT_EDITOR} input is invalid: ${issue === undefined ? 'bad input' : `${issue.path.join('.') || 'command'} ${issue.message}`} (commands: view, create, str_replace, insert)`);
+  },
+  progress: editorProgress,
+  async run(input, { deps, turn }) {
+    await turn.openWorkspace();
+    return runEditor(deps, turn, input);
+  },
+};

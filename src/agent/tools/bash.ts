@@ -2,18 +2,24 @@
 // its working directory, the chat's loaded skills at /skills/<id>, no network unless the world's `network` list
 // holds `bash`), and only after a person approved that exact command (or a "yes for this thread" grant for shell
 // commands of this requester covers it). Each command starts a fresh shell: files persist, shell state does not.
-import { worldAllowsNetwork } from '../config/config.ts';
-import { authorize, notRunSentence, runAuditEntry, SHELL_CONTENT } from '../approvals/index.ts';
-import { missingDependencyHint } from '../skills/dependencies/index.ts';
-import { visible } from '../text/visible.ts';
-import { loadedSkillMounts } from './loadedSkills.ts';
-import type { ToolOutcome } from './loop.ts';
-import { changedFiles, changesText, deliverOutputs } from './runReport.ts';
-import { bashInput } from './tools.ts';
-import type { ToolDeps, TurnContext } from './turnContext.ts';
+import type { ToolBash20250124 } from '@anthropic-ai/sdk/resources/messages';
+import { z } from 'zod';
+import { worldAllowsNetwork } from '../../config/config.ts';
+import { authorize, notRunSentence, runAuditEntry, SHELL_CONTENT } from '../../approvals/index.ts';
+import { missingDependencyHint } from '../../skills/dependencies/index.ts';
+import { visible } from '../../text/visible.ts';
+import type { Tool, ToolResult } from '../../tools/contract.ts';
+import { loadedSkillMounts } from '../loadedSkills.ts';
+import { changedFiles, changesText, deliverOutputs } from '../runReport.ts';
+import type { ToolContext, ToolDeps, TurnContext } from '../turnContext.ts';
 
-/** The name grants, audit records and metrics give the shell. */
-export const SHELL_ID = 'bash';
+/** The tool's name, and the name grants, audit records and metrics give the shell. */
+const SHELL_ID = 'bash';
+
+/** Anthropic's own client tool, in the newest version API version 2026-10-21 accepts: Claude uses it without instructions. */
+const definition: ToolBash20250124 = { type: 'bash_20250124', name: SHELL_ID };
+
+const bashInput = z.object({ command: z.string().max(100_000).optional(), restart: z.boolean().optional() });
 
 const RESTARTED =
   'The shell was restarted. (Every command already starts a fresh bash in /workspace: files in the workspace persist, ' +
@@ -30,11 +36,9 @@ function outputText(stdout: string, stderr: string): string {
   return parts.join('\n');
 }
 
-export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unknown): Promise<ToolOutcome> {
-  const parsed = bashInput.safeParse(input);
-  if (!parsed.success) return { content: 'bash needs {"command": "<command line>"} (or {"restart": true}).', isError: true };
-  if (parsed.data.restart === true && parsed.data.command === undefined) return { content: RESTARTED };
-  const command = parsed.data.command;
+async function runCommand(deps: ToolDeps, turn: TurnContext, input: z.infer<typeof bashInput>): Promise<ToolResult> {
+  if (input.restart === true && input.command === undefined) return { content: RESTARTED };
+  const command = input.command;
   if (command === undefined || command.trim() === '') return { content: 'bash needs a non-empty "command".', isError: true };
 
   const item = { kind: 'command' as const, path: command, args: [] };
@@ -96,3 +100,18 @@ export async function runBashTool(deps: ToolDeps, turn: TurnContext, input: unkn
   parts.push(...delivery);
   return { content: parts.filter((part) => part !== '').join('\n'), isError: result.status !== 'ok' };
 }
+
+/** Claude's shell: offered only where the world allows it; a call anyway (an old conversation) is refused. */
+export const bashTool: Tool<ToolContext, z.infer<typeof bashInput>> = {
+  name: SHELL_ID,
+  definition,
+  input: bashInput,
+  invalid: () => ({ content: 'bash needs {"command": "<command line>"} (or {"restart": true}).', isError: true }),
+  progress: () => 'Using the shell…',
+  offered: ({ turn }) => turn.settings.bash,
+  async run(input, { deps, turn }) {
+    if (!turn.settings.bash) return { content: 'The shell is turned off in this channel; do the work with the skills\' scripts instead.', isError: true };
+    await turn.openWorkspace();
+    return runCommand(deps, turn, input);
+  },
+};
