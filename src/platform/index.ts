@@ -2,19 +2,19 @@
 // logger's type; lint holds them to it). What a platform implements (a launcher, a port and its turn sink, an
 // approval presenter, a membership source), the narrow Core it is given, and the few shared rules and words a
 // platform must apply the same way as the others (ids, stop, the install command's grammar, bounded downloads).
-export type { PlatformLauncher, RunningPlatform, TerminalLauncher } from './launchers.ts';
-export type { Core, CoreApprovals, CoreInstall, CoreMcp, CoreRoutines, CoreSkills, CoreTurns, PlatformSettings } from './core.ts';
+export type { PlatformLauncher, RunningPlatform } from './launchers.ts';
+export type { Core, CoreMcp } from './core.ts';
 export type { AdapterState } from './adapterState.ts';
-export type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, OutgoingFile, PlatformPort, TurnPlatform, TurnSink } from './port.ts';
+export type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, OutgoingFile, PlatformPort, TurnSink } from './port.ts';
 export { boundedBody } from './download.ts';
 
 // Approvals as a platform shows and answers them.
-export type { ApprovalOption, ApprovalPresenter, ApprovalRecord, ApprovalSubject, Grant, ResponseResult } from '../approvals/index.ts';
+export type { ApprovalOption, ApprovalPresenter, ApprovalRecord, Grant, ResponseResult } from '../approvals/index.ts';
 export { shortHash, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from '../approvals/index.ts';
 
 // Turns and chats: ids, queueing, stopping.
 export type { AcceptResult } from '../chats/dispatcher.ts';
-export type { Delivery, DeliveryDedupe } from '../chats/deliveryDedupe.ts';
+export type { DeliveryDedupe } from '../chats/deliveryDedupe.ts';
 export { chatId, discordWorldId, parseChatId, parseWorldId, slackWorldId } from '../chats/ids.ts';
 export { isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult } from '../chats/stop.ts';
 
