@@ -3,7 +3,7 @@
 // and an event stream stops at an event longer than that, or at that many bytes without an event that carries data
 // (comments and empty events forever, the GET stream's favourite). Past a bound the body errors, the server is cut
 // off, and every later request of that connection is refused without reaching the network.
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { type ByteMeter, MESSAGE_BYTES, tooLong } from './byteBounds.ts';
 
 type Limiter = (chunk: Uint8Array) => string | undefined;

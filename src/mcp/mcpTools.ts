@@ -2,7 +2,7 @@
 // definitions byte-stable while the servers' lists stay the same, and the runner for the calls the model makes.
 import { GrantedDefinitions } from './toolDefinition.ts';
 import type { Credential } from '../config/credentialsSchema.ts';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolResult, ToolSet } from '../tools/contract.ts';
 import type { AuditLog, ApprovalRuntime, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';

@@ -2,7 +2,9 @@
 // to an MCP server. The tokens never leave the bot, and are not used yet: the page shows a short code, the account
 // joined and the chat identity it is joined to, and the person who started the sign-in confirms that code in the
 // chat (signInConfirm.ts). Someone else who completes their link sees the code, but cannot press their button.
+// Beside it, the bot's Client ID Metadata Document (clientMetadata.ts), which authorization servers fetch.
 import type { HttpServer } from '../ops/httpServer.ts';
+import { CLIENT_METADATA_PATH } from './clientMetadata.ts';
 import { CALLBACK_PATH, type SignIns } from './signIn.ts';
 
 const page = (title: string, text: string) =>
@@ -11,6 +13,11 @@ const page = (title: string, text: string) =>
 const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 export function mountOAuthCallback(http: HttpServer, signIns: SignIns): void {
+  const metadata = signIns.clientMetadata();
+  if (metadata !== undefined) {
+    const body = JSON.stringify(metadata);
+    http.route('GET', CLIENT_METADATA_PATH, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=3600' }).end(body));
+  }
   http.route('GET', CALLBACK_PATH, async (req, res) => {
     const query = new URL(req.url ?? '/', 'http://callback').searchParams;
     const outcome = await signIns.complete(query);

@@ -2,9 +2,7 @@
 // SDK's StdioClientTransport spawns the process itself, which only src/exec may do. Framing is ours (byteBounds.ts:
 // each byte scanned once, a message bounded, the server's bytes per minute counted), messages the SDK's
 // (deserializeMessage, serializeMessage); a line too long or not JSON-RPC ends the connection with one clear error.
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { deserializeMessage, type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
 import type { ServiceProcess } from '../exec/longRunning.ts';
 import { type ByteMeter, LineFramer } from './byteBounds.ts';
 

@@ -4,8 +4,8 @@
 // The same validator checks arguments before the card (toolCall.ts) and is handed to the SDK's Client, which checks
 // structured results against output schemas. A pattern re2js cannot run (lookahead, backreferences) makes the
 // schema unusable: the call is refused with that reason, never checked by the backtracking engine.
-import { createRequire } from 'node:module';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/client';
+import { Ajv as SdkAjv, addFormats as sdkAddFormats } from '@modelcontextprotocol/client/validators/ajv';
 import { RE2JS } from 're2js';
 
 interface AjvInstance {
@@ -15,10 +15,9 @@ interface AjvInstance {
 }
 type AjvClass = new (options: Record<string, unknown>) => AjvInstance;
 
-// The Ajv (8) and ajv-formats the SDK itself resolves: the bot's own tree holds an older Ajv for other packages.
-const sdkRequire = createRequire(createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/validation/ajv'));
-const Ajv = sdkRequire('ajv') as AjvClass & { default?: AjvClass };
-const addFormats = sdkRequire('ajv-formats') as ((ajv: AjvInstance) => void) & { default?: (ajv: AjvInstance) => void };
+// The Ajv (8) and ajv-formats the SDK's client ships with: the bot's own tree holds an older Ajv for other packages.
+const Ajv = SdkAjv as unknown as AjvClass;
+const addFormats = sdkAddFormats as unknown as (ajv: AjvInstance) => void;
 
 /** Ajv's `code.regExp`: a RegExp-like object per pattern; `toString` is Ajv's cache key for it. */
 const linearRegExp = Object.assign(
@@ -33,9 +32,8 @@ export class LinearSchemaValidator implements jsonSchemaValidator {
   private readonly ajv: AjvInstance;
 
   constructor() {
-    const Make = Ajv.default ?? Ajv;
-    this.ajv = new Make({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, code: { regExp: linearRegExp } });
-    (addFormats.default ?? addFormats)(this.ajv);
+    this.ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, code: { regExp: linearRegExp } });
+    addFormats(this.ajv);
   }
 
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { addressPolicy, type AddressPolicy, ownAddresses } from '../exec/addressPolicy.mjs';
 
 const MAX_REDIRECTS = 5;

@@ -1,15 +1,26 @@
 // Per-person sign-in to http/sse MCP servers that answer 401, with the SDK's OAuth client (authorization code +
-// PKCE, dynamic client registration where the server offers it, a configured client id otherwise). The link goes
-// privately to the person whose turn needs it; the redirect lands on GET <PUBLIC_URL>/mcp/oauth/callback; the
-// tokens are theirs alone (TokenVault), refreshed by the SDK when they expire.
+// PKCE; the bot's Client ID Metadata Document where the authorization server takes one and PUBLIC_URL is https,
+// dynamic client registration where it offers that, a configured client id otherwise; RFC 9207's `iss` checked on
+// the way back). The link goes privately to the person whose turn needs it; the redirect lands on
+// GET <PUBLIC_URL>/mcp/oauth/callback; the tokens are theirs alone (TokenVault), refreshed by the SDK.
 import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  auth,
+  IssuerMismatchError,
+  type OAuthClientInformationContext,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { Logger } from '../ops/log.ts';
 import type { McpServerConfig } from '../config/mcpSettings.ts';
 import { serverFetch } from './serverFetch.ts';
+import { clientMetadataDocument, clientMetadataUrl } from './clientMetadata.ts';
 import type { TokenVault } from './tokenVault.ts';
+
+type OAuthTokens = StoredOAuthTokens;
 
 export const CALLBACK_PATH = '/mcp/oauth/callback';
 
@@ -23,6 +34,8 @@ type RemoteServer = McpServerConfig & { type: 'http' | 'sse' };
 /** The SDK's view of one person's sign-in to one server; `pendingUrl` is where the SDK last sent them. */
 export class PersonAuth implements OAuthClientProvider {
   private pending: string | undefined;
+  /** The bot's Client ID Metadata Document, offered where PUBLIC_URL is https (clientMetadata.ts). */
+  readonly clientMetadataUrl: string | undefined;
 
   constructor(
     private readonly server: RemoteServer,
@@ -31,7 +44,9 @@ export class PersonAuth implements OAuthClientProvider {
     private readonly publicUrl: string,
     /** At the callback: tokens are held under this code until the person confirms it in the chat. */
     private readonly holdUnder?: string,
-  ) {}
+  ) {
+    this.clientMetadataUrl = server.oauth?.clientId === undefined ? clientMetadataUrl(publicUrl) : undefined;
+  }
 
   get redirectUrl(): string {
     return `${this.publicUrl}${CALLBACK_PATH}`;
@@ -54,18 +69,29 @@ export class PersonAuth implements OAuthClientProvider {
     return state;
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<StoredOAuthClientInformation | undefined> {
     const configured = this.server.oauth;
     if (configured?.clientId !== undefined) return { client_id: configured.clientId, ...(configured.clientSecret === undefined ? {} : { client_secret: configured.clientSecret }) };
-    return this.vault.client(this.server.name);
+    return this.vault.client(this.server.name, ctx?.issuer);
   }
 
-  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
-    await this.vault.saveClient(this.server.name, information);
+  async saveClientInformation(information: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): Promise<void> {
+    await this.vault.saveClient(this.server.name, information, ctx?.issuer ?? information.issuer);
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
-    return (await this.vault.person(this.server.name, this.personId)).tokens;
+  /** The person's tokens; asked for one issuer's, none when theirs came from another authorization server. */
+  async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
+    const tokens = (await this.vault.person(this.server.name, this.personId)).tokens;
+    if (ctx !== undefined && tokens?.issuer !== undefined && tokens.issuer !== ctx.issuer) return undefined;
+    return tokens;
+  }
+
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    await this.vault.updatePerson(this.server.name, this.personId, (record) => ({ ...record, discovery }));
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.vault.person(this.server.name, this.personId)).discovery;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
@@ -93,8 +119,9 @@ export class PersonAuth implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'all' || scope === 'tokens') await this.vault.updatePerson(this.server.name, this.personId, ({ codeVerifier }) => (codeVerifier === undefined ? {} : { codeVerifier }));
-    if (scope === 'verifier') await this.vault.updatePerson(this.server.name, this.personId, ({ tokens }) => (tokens === undefined ? {} : { tokens }));
+    if (scope === 'all' || scope === 'tokens') await this.vault.updatePerson(this.server.name, this.personId, ({ tokens: _gone, pending: _held, ...rest }) => rest);
+    if (scope === 'verifier') await this.vault.updatePerson(this.server.name, this.personId, ({ codeVerifier: _gone, ...rest }) => rest);
+    if (scope === 'discovery' || scope === 'all') await this.vault.updatePerson(this.server.name, this.personId, ({ discovery: _gone, ...rest }) => rest);
   }
 }
 
@@ -126,15 +153,16 @@ const confirmationCode = (): string => {
 
 /** Sign-ins of this process: providers, the callback's exchange of the code, and turns waiting for one. */
 export class SignIns {
-  private readonly done = new EventEmitter();
-
   constructor(
     private readonly servers: readonly McpServerConfig[],
     private readonly vault: TokenVault,
     private readonly publicUrl: string,
     private readonly logger: Logger,
-  ) {
-    this.done.setMaxListeners(0);
+  ) {}
+
+  /** The bot's Client ID Metadata Document, served where PUBLIC_URL is https (clientMetadata.ts). */
+  clientMetadata(): object | undefined {
+    return clientMetadataDocument(this.publicUrl, CALLBACK_PATH);
   }
 
   provider(server: RemoteServer, personId: string): PersonAuth {
@@ -155,10 +183,14 @@ export class SignIns {
     const confirm = confirmationCode();
     try {
       const provider = new PersonAuth(server, pending.personId, this.vault, this.publicUrl, confirm);
-      const result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: serverFetch(server.url, server.oauth?.authorizationServer) });
+      // `iss` (RFC 9207) is checked by the SDK against the issuer recorded before the redirect: a mix-up fails here.
+      const iss = query.get('iss') ?? undefined;
+      const result = await auth(provider, { serverUrl: server.url, authorizationCode: code, ...(iss === undefined ? {} : { iss }), fetchFn: serverFetch(server.url, server.oauth?.authorizationServer) });
       if (result !== 'AUTHORIZED') return { ok: false, why: `The sign-in to ${server.name} did not finish.` };
     } catch (caught) {
       this.logger.warn({ server: server.name, err: (caught as Error).message }, 'MCP sign-in: exchanging the code failed');
+      // An issuer mismatch names values an attacker chose: the page says what happened, not what was received.
+      if (IssuerMismatchError.isInstance(caught)) return { ok: false, why: `The sign-in to ${server.name} was refused: the answer came from another authorization server than the one the link was for.` };
       return { ok: false, why: `The sign-in to ${server.name} failed: ${(caught as Error).message.slice(0, 200)}` };
     }
     const held = (await this.vault.person(server.name, pending.personId)).pending;
@@ -166,7 +198,7 @@ export class SignIns {
     this.logger.info({ server: server.name, personId: pending.personId }, 'MCP sign-in completed in a browser: waiting for the person to confirm it in the chat');
     // A later click on the person's Connect button finds no link, and is told they are connected.
     await this.vault.forgetLink(server.name, pending.personId).catch((error: unknown) => this.logger.warn({ err: error }, 'forgetting a used sign-in link failed'));
-    this.done.emit(`${server.name}\0${pending.personId}`);
+    await this.vault.announceSignIn(server.name, pending.personId).catch((error: unknown) => this.logger.warn({ err: error }, 'announcing a completed MCP sign-in failed'));
     return { ok: true, server: server.name, personId: pending.personId, code: confirm, account: held.account };
   }
 
@@ -186,7 +218,9 @@ export class SignIns {
   async settle(server: string, personId: string, code: string, confirmed: boolean): Promise<boolean> {
     let joined = false;
     await this.vault.updatePerson(server, personId, (record) => {
+      // Runs again when another instance wrote in between: decided on what is there now.
       const { pending, ...rest } = record;
+      joined = false;
       if (pending === undefined || pending.code !== code) return record;
       joined = confirmed;
       return confirmed ? { ...rest, tokens: pending.tokens } : rest;
@@ -196,30 +230,27 @@ export class SignIns {
   }
 
   /**
-   * Resolves true once a browser completes the person's sign-in to the server (here, or on another instance: a held
-   * sign-in in the store), false at the timeout or a stop. The person then confirms it (signInConfirm.ts).
+   * Resolves true once a browser completes the person's sign-in to the server (here, or on another instance: the
+   * callback announces it on the store's pub/sub, and a sign-in held already is found at once), false at the
+   * timeout or a stop. The person then confirms it (signInConfirm.ts).
    */
   async waitFor(server: string, personId: string, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const event = `${server}\0${personId}`;
-      const poll = setInterval(() => {
-        void this.vault.person(server, personId).then(({ pending }) => {
-          if (pending !== undefined) finish(true);
-        }, () => undefined);
-      }, 1000);
-      const finish = (value: boolean) => {
-        clearInterval(poll);
-        clearTimeout(timer);
-        this.done.off(event, onDone);
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      };
-      const onDone = () => finish(true);
-      const onAbort = () => finish(false);
-      const timer = setTimeout(() => finish(false), timeoutMs);
-      this.done.on(event, onDone);
-      signal.addEventListener('abort', onAbort);
-    });
+    let finish: (value: boolean) => void = () => undefined;
+    const settled = new Promise<boolean>((resolve) => (finish = resolve));
+    const unsubscribe = await this.vault.onSignIn(server, personId, () => finish(true));
+    const onAbort = () => finish(false);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) finish(false);
+    // Completed before the subscription held: the record says so.
+    void this.vault.person(server, personId).then(({ pending }) => pending !== undefined && finish(true), () => undefined);
+    try {
+      return await settled;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      await unsubscribe().catch((error: unknown) => this.logger.warn({ err: error }, 'leaving the MCP sign-in channel failed'));
+    }
   }
 
   /** `skillbot mcp disconnect` and Slack's App Home: the person's tokens go; true when there were some. */

@@ -2,14 +2,15 @@
 // approval (or a grant, or the world's mcpNoApproval), the call bounded by MCP_TIMEOUT_MS and ended by Stop
 // (the SDK sends notifications/cancelled), the result as the model reads it, and an audit entry.
 import { createHash } from 'node:crypto';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/client';
 import type { ToolResult } from '../tools/contract.ts';
 import { type AuditLog, authorize, type ApprovalRuntime, type Grants, notRunSentence, routineGrantChat } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import { mcpQuestion } from './approvalCard.ts';
 import { skipsApproval } from '../config/mcpSettings.ts';
+import { progressLine, ProgressThrottle } from './callProgress.ts';
 import { type Connected, type NotConnected, oneLine } from './connections.ts';
+import { isTimeout, isUnauthorized } from './mcpErrors.ts';
 import { cleanOutcome } from './results.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
@@ -158,14 +159,19 @@ async function invoke(
   const stop = () => call.abort(turn.signal.reason);
   turn.signal.addEventListener('abort', stop, { once: true });
   if (turn.signal.aborted) stop();
+  // Sending a progress token (the SDK does, with onprogress) lets the server say how far it is.
+  const progress = new ProgressThrottle((line) => turn.progress(line));
   try {
-    const result = await connection.client.callTool({ name: entry.tool, arguments: args }, undefined, { signal: call.signal, timeout: deps.timeoutMs });
+    const result = await connection.client.callTool(
+      { name: entry.tool, arguments: args },
+      { signal: call.signal, timeout: deps.timeoutMs, onprogress: (update) => progress.push(progressLine(entry.server, entry.tool, update)) },
+    );
     const { outcome, hiddenRemoved } = cleanOutcome(result);
     if (hiddenRemoved > 0) deps.logger.warn({ tool: entry.fullName, hiddenRemoved }, 'hidden characters (Unicode tags, zero-width, bidi controls) removed from an MCP result');
     return { status: outcome.isError === true ? 'tool_error' : 'ok', result: outcome };
   } catch (error) {
     // Tokens revoked since the connection opened: once, start afresh (a refresh, or a new sign-in).
-    if (error instanceof UnauthorizedError && !retried) {
+    if (isUnauthorized(error) && !retried) {
       await link.reset();
       return invoke(deps, turn, entry, args, link, true);
     }
@@ -173,11 +179,12 @@ async function invoke(
     const cutOff = connection.cutOff();
     if (cutOff !== undefined) return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} was cut off (${cutOff}), and is left down for now.`) };
     if (turn.signal.aborted) return { status: 'stopped', result: failure(`${entry.fullName} was cancelled: the person stopped the turn.`) };
-    if (/timed out|timeout/i.test(message)) {
+    if (isTimeout(error)) {
       return { status: 'timeout', result: failure(`${entry.fullName} did not answer within ${Math.round(deps.timeoutMs / 1000)} seconds (MCP_TIMEOUT_MS), so the call was cancelled.`) };
     }
     return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} answered with an error or something unreadable (${message}).`) };
   } finally {
+    progress.stop();
     turn.signal.removeEventListener('abort', stop);
   }
 }

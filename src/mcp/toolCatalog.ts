@@ -3,7 +3,7 @@
 // (find_mcp_tools, call_mcp_tool) find and call them, and the prompt stays small and byte-stable.
 import { stripHiddenDeep } from '../text/hidden.ts';
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { visible } from '../text/visible.ts';
 import { apiToolName, fullToolName, refusedToolName } from './toolNames.ts';
 

@@ -173,7 +173,8 @@ describe('signing in to an MCP server, per person', () => {
   it('keeps A signed in across a restart, with the tokens in the store unreadable without the state key', async () => {
     const key = `oauth:person:tracker:${createHash('sha256').update('UA').digest('hex').slice(0, 32)}`;
     const row = JSON.stringify(await bot.app.store.get('mcp', key));
-    expect(row).toMatch(/^\{"v":1,"iv":"[^"]+","tag":"[^"]+","data":"[^"]+"\}$/);
+    // Sealed fields and the record's revision (the compare-and-set's `status`: random, it says nothing).
+    expect(row).toMatch(/^\{"v":1,"iv":"[^"]+","tag":"[^"]+","data":"[^"]+","status":"[A-Za-z0-9_-]{16}"\}$/);
     expect(row).not.toMatch(/access_token|refresh_token|bearer/i);
     expect(await new TokenVault(bot.app.store, randomBytes(32)).person('tracker', 'UA')).toEqual({});
     expect((await bot.app.mcp!.signIns.provider(bot.app.config.mcp.servers[0] as never, 'UA').tokens())?.access_token).toMatch(/^[0-9a-f-]{36}$/);
