@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from './eslint.globals.js';
 
-// The dependency rule of DESIGN.md: the core never reaches into a platform.
+// The core never reaches into a platform (docs/architecture.md).
 const corePatterns = [
   { group: ['**/adapters/**'], message: 'src/ is the core: it must not import adapters/.' },
   { group: ['@slack/*', 'discord.js', '@discordjs/*'], message: 'src/ is the core: platform SDKs belong in adapters/.' },
@@ -98,6 +98,24 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'adapters/**/*.ts'],
     rules: { 'no-duplicate-imports': ['error', { allowSeparateTypeImports: false }] },
+  },
+  // Small files and functions: a reader holds one in their head (docs/architecture.md). Raw lines for a file;
+  // a function's lines without blanks and comments.
+  {
+    files: ['src/**/*.{ts,mjs}', 'adapters/**/*.ts'],
+    // TEMPORARY: being split by its owner's branch (issue 37); the lead removes this list at merge.
+    ignores: [
+      'src/app.ts',
+      'src/agent/engine.ts',
+      'src/mcp/connections.ts',
+      'src/install/installer.ts',
+      'src/install/installCli.ts',
+      'adapters/**',
+    ],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
   },
   {
     files: ['src/workspace/**/*.ts'],

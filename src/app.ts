@@ -25,12 +25,11 @@ import {
   declineOpenApprovals,
   type Grants,
   isPendingApproval,
-  keyFolder,
-  loadStateKey,
   logDecision,
   routineGrantChat,
 } from './approvals/index.ts';
 import { loadEgressCa } from './exec/egressCa.ts';
+import { keyFolder, loadStateKey } from './keys/stateKey.ts';
 import { isInstanceAlive, newInstanceId } from './chats/instanceLiveness.ts';
 import type { Logger } from './ops/log.ts';
 import { Metrics } from './ops/metrics.ts';

@@ -24,7 +24,7 @@ function buttonLabel(record: ApprovalRecord, option: ApprovalOption): string {
   return option === 'yes_in_session' && record.routineId !== undefined ? 'Allow for this routine' : BUTTONS[option].label;
 }
 
-/** `hitl:<approvalId>:<option>` (shared/DESIGN.md, beside this repository); Discord caps custom_id at 100 characters. */
+/** `hitl:<approvalId>:<option>` (docs/contract.md); Discord caps custom_id at 100 characters. */
 export function customId(approvalId: string, option: ApprovalOption): string {
   const id = `hitl:${approvalId}:${option}`;
   if (id.length > CUSTOM_ID_MAX) throw new RangeError(`approval id ${approvalId} makes a custom_id longer than ${CUSTOM_ID_MAX} characters`);

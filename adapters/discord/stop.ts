@@ -5,7 +5,7 @@ import type { Logger } from '../../src/ops/log.ts';
 import type { DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Place, type ThreadDirectory } from './places.ts';
 
-/** The public contract (shared/DESIGN.md, beside this repository): a Stop button's custom_id is `stop:<turnId>`. */
+/** The public contract (docs/contract.md): a Stop button's custom_id is `stop:<turnId>`. */
 export const STOP_PREFIX = 'stop:';
 export const NOTHING_RUNNING_TEXT = 'Nothing is running here, so there is nothing to stop.';
 

@@ -7,7 +7,7 @@ import { pickBlocks, repickedText } from './installPicks.ts';
 import type { SlackBlock } from './slackBlock.ts';
 import { safeText } from './slackText.ts';
 
-/** The public contract (shared/DESIGN.md, beside this repository): button action ids, each button's value is the approval id. */
+/** The public contract (docs/contract.md): button action ids, each button's value is the approval id. */
 export const APPROVAL_ACTION_IDS: Record<ApprovalOption, string> = {
   yes_once: 'hitl_yes_once',
   yes_in_session: 'hitl_yes_in_session',

@@ -4,25 +4,20 @@ import { EventEmitter } from 'node:events';
 import { silentLogger, type Logger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { createLocalApprovalBus } from './approvalBus.ts';
-import { decisionFields, isOption, newApprovalRecord, pendingFields, resolvedRecord, runStartedKey, SYSTEM_DECIDERS } from './approvalRecord.ts';
+import { decisionFields, isOption, pendingFields, resolvedRecord, runStartedKey, SYSTEM_DECIDERS } from './approvalRecord.ts';
 import { ApprovalResolver } from './approvalResolver.ts';
 import { ApprovalResume, askedAgain, RUN_STARTED } from './approvalResume.ts';
 import { mayAnswer, tellNotAllowed } from './answerRights.ts';
 import { RUNTIME_DEFAULTS, type ApprovalEvents, type ApprovalRuntimeOptions } from './runtimeOptions.ts';
 import { ApprovalWaiters } from './approvalWaiters.ts';
+import { type Asker, askPeople } from './approvalAsk.ts';
 import { createRecordSealer, type RecordSealer } from './recordSeal.ts';
 import { InstanceLiveness, newInstanceId } from '../chats/instanceLiveness.ts';
 import { findStaleApprovals } from './staleApprovals.ts';
-import type {
-  ApprovalPresenter,
-  ApprovalRecord,
-  ApprovalRequestInput,
-  ApprovalResponseInput,
-  ResponseResult,
-} from './types.ts';
+import type { ApprovalPresenter, ApprovalRecord, ApprovalRequestInput, ApprovalResponseInput, ResponseResult } from './types.ts';
 
-export { platformOf, SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
-export { NOT_ALLOWED_TEXT, NOT_AN_INSTALLER_TEXT } from './answerRights.ts';
+export { SYSTEM_DECIDER_PREFIX, SYSTEM_DECIDERS } from './approvalRecord.ts';
+export { NOT_ALLOWED_TEXT } from './answerRights.ts';
 export type { ApprovalEvents, ApprovalRuntimeOptions } from './runtimeOptions.ts';
 
 export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
@@ -45,6 +40,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
   readonly #resolver: ApprovalResolver;
   readonly #resume: ApprovalResume;
   readonly #sealer: RecordSealer;
+  readonly #asker: Asker;
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
   #closed = false;
@@ -94,6 +90,12 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       logger: this.#logger,
       armDeadline: (record) => this.#armDeadline(record),
     });
+    this.#asker = {
+      store: this.#store, sealer: this.#sealer, waiters: this.#waiters, resolver: this.#resolver, resume: this.#resume,
+      logger: this.#logger, now: this.#now, keepMs: this.#keepMs, instanceId: this.instanceId,
+      emit: (event, record) => this.#emit(event, record),
+      armDeadline: (record) => this.#armDeadline(record),
+    };
     this.#subscription = bus.subscribe((approvalId) => this.#recheck(approvalId));
     // Without the bus, answers still arrive through the waiters' re-reads; start() reports the failure.
     this.#subscription.catch((error: unknown) => this.#logger.warn({ err: error }, 'subscribing to approval changes failed'));
@@ -131,7 +133,7 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
     // A question must never be stored under an instance that others cannot see alive.
     await this.#liveness.ensure();
     const resumed = input.resumeKey === undefined ? undefined : await this.#resume.resume(input, input.resumeKey);
-    const answer = resumed === RUN_STARTED ? await this.#ask(askedAgain(input)) : (resumed ?? (await this.#ask(input)));
+    const answer = resumed === RUN_STARTED ? await askPeople(this.#asker, askedAgain(input)) : (resumed ?? (await askPeople(this.#asker, input)));
     void this.#resolver.ensureMarked(answer);
     return answer;
   }
@@ -255,43 +257,6 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       .catch((error: unknown) => this.#logger.warn({ err: error, instanceId: this.instanceId }, 'removing the instance liveness record failed'));
   }
 
-  async #ask(input: ApprovalRequestInput): Promise<ApprovalRecord> {
-    const asked = newApprovalRecord(input, this.#now(), this.instanceId);
-    const record: ApprovalRecord = { ...asked, pendingMac: this.#sealer.seal('pending', asked.id, pendingFields(asked)) };
-    const { defaultOption } = record;
-    const ttlMs = input.timeoutMs + this.#keepMs;
-    const waiter = this.#waiters.add(record);
-    try {
-      await this.#store.set('approvals', record.id, record, ttlMs);
-      if (input.resumeKey !== undefined) {
-        const other = await this.#resume.claimKey(record, input, input.resumeKey, ttlMs);
-        if (other !== undefined) return await other;
-      }
-    } catch (error) {
-      this.#waiters.drop(record.id);
-      throw error;
-    }
-    this.#emit('hitl-option-request', record);
-
-    const presenter = this.#resolver.presenterFor(record.worldId);
-    if (presenter === undefined) {
-      await this.#resolver.resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
-      return waiter.answered;
-    }
-    // Armed before presenting: a presenter that hangs must not hold the turn past the timeout.
-    this.#armDeadline(record);
-    let platformRef: string | undefined;
-    try {
-      platformRef = await presenter.present(record);
-    } catch (error) {
-      this.#logger.error({ err: error, approvalId: record.id, chatId: record.chatId }, 'approval presenter failed; the default answer applies');
-      await this.#resolver.resolveOrSettle(record.id, defaultOption, SYSTEM_DECIDERS.unattended);
-      return waiter.answered;
-    }
-    await this.#markPresented(record, platformRef, presenter);
-    return waiter.answered;
-  }
-
   #armDeadline(record: ApprovalRecord): void {
     this.#waiters.armDeadline(record.id, record.expiresAt - this.#now(), () =>
       void this.#resolver.resolveOrSettle(record.id, 'timeout', SYSTEM_DECIDERS.timeout),
@@ -308,27 +273,6 @@ export class ApprovalRuntime extends EventEmitter<ApprovalEvents> {
       .finally(() => {
         this.#sweeping = undefined;
       });
-  }
-
-  /**
-   * Stores that the message went out, with the presenter's reference so any instance can update it (and a
-   * re-run may resume it); handles a resolution that won the race against presenting.
-   */
-  async #markPresented(record: ApprovalRecord, platformRef: string | undefined, presenter: ApprovalPresenter): Promise<void> {
-    const waiter = this.#waiters.get(record.id);
-    if (waiter !== undefined && platformRef !== undefined) waiter.record = { ...waiter.record, platformRef };
-    try {
-      const shown: ApprovalRecord = { ...record, ...(platformRef === undefined ? {} : { platformRef }), presentedAt: this.#now() };
-      // Without a TTL the record keeps the expiry it was stored with.
-      if (await this.#store.compareAndSet('approvals', record.id, 'pending', shown)) return;
-      if (platformRef === undefined) return;
-      const current = await this.#store.get<ApprovalRecord>('approvals', record.id);
-      // Resolved before its message existed: mark the message now, or it would stay open forever.
-      if (current?.status === 'resolved' && current.platformRef === undefined) await presenter.resolved({ ...current, platformRef });
-    } catch (error) {
-      // The local copy still holds the reference, so this instance can update the message when it resolves.
-      this.#logger.warn({ err: error, approvalId: record.id }, 'storing the approval message reference failed');
-    }
   }
 
   /** A bus message or a waiter's poll: re-read the record, and hand it over once resolved. */

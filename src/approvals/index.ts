@@ -11,7 +11,6 @@ export * from './decisionLog.ts';
 export * from './gate.ts';
 export * from './grants.ts';
 export * from './recordSeal.ts';
-export * from './stateKey.ts';
 export * from './stopApprovals.ts';
 export * from './storeApprovalBus.ts';
 export * from './types.ts';

@@ -1,4 +1,4 @@
-// World and chat ids as shared/DESIGN.md fixes them: world `slack:T…:C…`, `discord:<guild>:<channel>`, `terminal:local`;
+// World and chat ids as docs/contract.md fixes them: world `slack:T…:C…`, `discord:<guild>:<channel>`, `terminal:local`;
 // chat `<worldId>/<threadId>`. Settings hang on the world, history and grants on the chat.
 
 export type Platform = 'slack' | 'discord' | 'terminal';

@@ -29,9 +29,9 @@ export function budgetSpentText(budget: number): string {
 }
 
 /**
- * A world's spend per UTC day, kept in the store (`usage` namespace, `spend:<world>/<day>`, apart from the per-chat totals) so every instance counts against one total.
- * Adding is read-then-write: two instances finishing turns of one world in the same instant may lose one
- * turn's count. A budget is a bound on spend, not an invoice; the metrics count every token.
+ * A world's spend per UTC day, kept in the store (`usage` namespace, `spend:<world>/<day>`, apart from the per-chat
+ * totals) so every instance counts against one total. Adding is one atomic store step (`increment`): instances
+ * finishing turns of one world at the same instant each count.
  */
 export class TokenBudgets {
   constructor(
@@ -52,10 +52,8 @@ export class TokenBudgets {
   async add(worldId: string, usage: TokenCounts): Promise<void> {
     const tokens = totalTokens(usage);
     if (tokens === 0) return;
-    const key = this.key(worldId);
-    const spent = (await this.store.get<number>('usage', key)) ?? 0;
-    // Kept two days: long enough to read yesterday's total, then gone by itself.
-    await this.store.set('usage', key, spent + tokens, 2 * DAY_MS);
+    // Kept two days from the day's first turn: long enough to read yesterday's total, then gone by itself.
+    await this.store.increment('usage', this.key(worldId), tokens, 2 * DAY_MS);
   }
 
   private key(worldId: string): string {

@@ -238,17 +238,13 @@ export async function runCli(argv: string[], host: CliHost): Promise<number> {
         return await withStore(config, (store) => runAuditCommand(rest, { store, output: host.output }));
       }
       case 'grants': {
-        const [{ runGrantsCommand }, { createRecordSealer }, { loadStateKey }] = await Promise.all([
-          import('../approvals/index.ts'),
-          import('../approvals/index.ts'),
-          import('../approvals/index.ts'),
-        ]);
+        const [{ runGrantsCommand, createRecordSealer }, { loadStateKey }] = await Promise.all([import('../approvals/index.ts'), import('../keys/stateKey.ts')]);
         return await withStore(config, (store) =>
           runGrantsCommand(rest, { store, output: host.output, sealer: createRecordSealer(loadStateKey(config).secret) }),
         );
       }
       case 'mcp': {
-        const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../approvals/index.ts')]);
+        const [{ runMcpCommand }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../keys/stateKey.ts')]);
         return await withStore(config, (store) => runMcpCommand(rest, { config, store, stateKey: loadStateKey(config).secret, output: host.output }));
       }
       case 'routines': {

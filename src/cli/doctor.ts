@@ -6,7 +6,7 @@ import { modelCheck } from '../model/modelCheck.ts';
 import type { Check } from '../ops/check.ts';
 import { executorFromConfig } from '../exec/fromConfig.ts';
 import type { BoundsMode } from '../exec/runCgroup.ts';
-import { stateKeyCheck } from '../approvals/index.ts';
+import { stateKeyCheck } from '../keys/stateKey.ts';
 import { silentLogger } from '../ops/log.ts';
 import { HostView, missingOnHost, scanSkillDependencies, shortMissing } from '../skills/dependencies/index.ts';
 import { validateFolders, type FolderValidation } from '../skills/validateFolders.ts';
@@ -60,7 +60,7 @@ async function mcpNeeds(config: Config, result: FolderValidation): Promise<Check
 
 /** One line per MCP server: reached as the bot would reach it (src/mcp/commands.ts). */
 async function mcpServers(config: Config): Promise<Check[]> {
-  const [{ probeServers, serverChecks }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../approvals/index.ts')]);
+  const [{ probeServers, serverChecks }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../keys/stateKey.ts')]);
   const storeOf = await createStore(config.storeUrl).catch(() => undefined);
   if (storeOf === undefined) return [{ verdict: 'FAIL', name: 'mcp', text: 'the store cannot be opened, so the MCP servers were not checked' }];
   try {

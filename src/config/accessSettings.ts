@@ -1,5 +1,5 @@
 // Who may use the bot in a world, how much one person may ask of it, and which bots may start turns
-// (shared/DESIGN.md, "Who may use the bot, limits, credentials"): the settings, validated at the edge.
+// (docs/contract.md, "Who may use the bot, limits, credentials"): the settings, validated at the edge.
 import { z } from 'zod';
 
 const allowDeny = z.enum(['allow', 'deny']);

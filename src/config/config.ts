@@ -6,15 +6,15 @@ import { choiceVar, ConfigError, intVar, optional, urlVar } from './envVars.ts';
 import { type AnthropicSettings, anthropicSettings } from './modelProvider.ts';
 import { type InstallSettings, installSchema, installSettings } from './installSettings.ts';
 import { type SandboxSettings, sandboxSettings, type WorkspaceSettings, workspaceSettings } from './sandboxSettings.ts';
-import { egressAllowSchema } from './egressAllowSchema.ts';
-import { type AccessSettings, accessSchema, accessSettings, type BotSettings, botSettings, botsSchema, type LimitSettings, limitSettings, limitsSchema, type WorldAccessInput } from './accessSettings.ts';
-import { type Credential, credentialsSchema, expandCredentials, worldsWithCredentials } from './credentialsSchema.ts';
+import { worldsWithCredentials } from './credentialsSchema.ts';
 import { redactStoreUrl } from './storeUrl.ts';
-import { type RoutineSettings, routineSettings, timezoneSchema } from './routineSettings.ts';
+import { type RoutineSettings, routineSettings } from './routineSettings.ts';
 import { type McpSettings, mcpServersSchema, mcpSettings } from './mcpSettings.ts';
+import { defaultWorld, type WorldEntry, type WorldSettings, worldSchema } from './worldSettings.ts';
 
-export type { AnthropicSettings, ModelProvider } from './modelProvider.ts';
+export type { AnthropicSettings } from './modelProvider.ts';
 export type { SandboxSettings, WorkspaceSettings } from './sandboxSettings.ts';
+export { type WorldSettings, worldAllowsNetwork, worldAllowsSkill, worldSettings } from './worldSettings.ts';
 
 export { ConfigError };
 
@@ -22,48 +22,6 @@ export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Settings that hang on a world (shared/DESIGN.md: which skills, who approves). */
-export interface WorldSettings {
-  /** Skill ids this world may use; `['*']` means all. */
-  skills: string[];
-  /** Platform user ids who may answer any approval in this world, beside the requester. */
-  approvers: string[];
-  approvalTimeoutMs: number;
-  /** Variables passed to a skill's processes, by skill id (nothing else of the bot's environment is). */
-  env: Record<string, Record<string, string>>;
-  /** Skill ids whose processes may reach the network (`bash` for the shell); `['*']` means all. Every other skill process has none. */
-  network: string[];
-  /**
-   * Address ranges (CIDR) or host names the world's networked processes may reach through the egress proxy although
-   * not public (`egressAllow`); loopback and the host's own addresses stay refused whatever it says.
-   */
-  egressAllow: string[];
-  /** Whether Claude has the shell (the bash tool) here; `bash: false` turns it off (the tool is not offered). */
-  bash: boolean;
-  /** Tokens (input, output, cache reads and writes) the world may spend per UTC day; absent: no bound. */
-  dailyTokenBudget?: number;
-  /** MCP server names this world may use; `['*']` all; default none. */
-  mcp: string[];
-  /** MCP tools (`mcp__<server>__<tool>` or `mcp__<server>__*`) that run without a question. */
-  mcpNoApproval: string[];
-  /** Who may approve installing skills here (default: the world's approvers); nobody else, not even the requester. */
-  installers: string[];
-  /** What the install scanner's findings do: `warn` shows them on the card, `block` refuses the install. */
-  installPolicy: 'warn' | 'block';
-  /** IANA time zone its routines' WHEN is read in (`timezone`; default UTC). */
-  timezone: string;
-  /** Skills installed for other worlds only: never usable here, whatever `skills` says. */
-  notHere?: readonly string[];
-  /** Who may use the bot here (src/access); default everyone. */
-  access: AccessSettings;
-  /** Turns and tokens per person (src/access); default none. */
-  limits: LimitSettings;
-  /** Bots whose messages start turns here, and their rate (src/access); default none. */
-  bots: BotSettings;
-  /** Secrets the egress proxy puts on requests to their hosts; the sandbox holds placeholders (credentialsSchema.ts). */
-  credentials: Credential[];
-}
 
 export interface AgentSettings {
   maxToolRounds: number;
@@ -119,43 +77,20 @@ export interface Config {
   context: ContextLimits;
   agent: AgentSettings;
   defaults: WorldSettings;
-  worlds: Record<string, Partial<Omit<WorldSettings, keyof WorldAccessInput>> & WorldAccessInput>;
+  worlds: Record<string, WorldEntry>;
   install: InstallSettings;
   /** Operator-level people whose installs go to `defaults` (every world). */
   admins: string[];
   logLevel: LogLevel;
   /** Where the settings came from, for messages. */
   configFile?: string;
-  /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/approvals/stateKey.ts). */
+  /** SKILLBOT_STATE_KEY: the MAC key of grants and approval decisions (see src/keys/stateKey.ts, and src/keys/sealing.ts for what it seals). */
   stateKey?: string;
   /** MCP servers (`mcpServers`), MCP_TIMEOUT_MS and PUBLIC_URL (src/config/mcpSettings.ts). */
   mcp: McpSettings;
   /** Routines, follow-ups and webhooks (src/config/routineSettings.ts). */
   routines: RoutineSettings;
 }
-
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like API_REGION');
-const worldSchema = z
-  .object({
-    skills: z.array(z.string().min(1)).optional(),
-    approvers: z.array(z.string().min(1)).optional(),
-    approvalTimeoutMs: z.number().int().positive().optional(),
-    env: z.record(z.string(), z.record(envName, z.string())).optional(),
-    network: z.array(z.string().min(1)).optional(),
-    egressAllow: egressAllowSchema.optional(),
-    bash: z.boolean().optional(),
-    dailyTokenBudget: z.number().int().positive().optional(),
-    mcp: z.array(z.string().min(1)).optional(),
-    mcpNoApproval: z.array(z.string().regex(/^mcp__[a-z0-9_-]{1,32}__.+$/, 'must be mcp__<server>__<tool> or mcp__<server>__*')).optional(),
-    installers: z.array(z.string().min(1)).optional(),
-    installPolicy: z.enum(['warn', 'block']).optional(),
-    access: accessSchema.optional(),
-    limits: limitsSchema.optional(),
-    bots: botsSchema.optional(),
-    credentials: credentialsSchema.optional(),
-    timezone: timezoneSchema.optional(),
-  })
-  .strict();
 
 const fileSchema = z
   .object({
@@ -232,6 +167,32 @@ export function platformCredentialProblems(config: Config): string[] {
   return problems;
 }
 
+/** The agent's bounds (`agent:` in the config file), each at its default when unset. */
+function agentSettings(given: z.infer<typeof fileSchema>['agent']): AgentSettings {
+  return {
+    maxToolRounds: given?.maxToolRounds ?? 16,
+    historyTokens: given?.historyTokens ?? 60_000,
+    maxTokens: given?.maxTokens ?? 4096,
+    grantTtlMs: given?.grantTtlMs ?? 86_400_000,
+    maxTriggeredSkills: given?.maxTriggeredSkills ?? 3,
+    catalogBudgetChars: given?.catalogBudgetChars ?? 40_000,
+    mcpToolBudgetChars: given?.mcpToolBudgetChars ?? 20_000,
+  };
+}
+
+function fileLimits(env: NodeJS.ProcessEnv): FileLimits {
+  return {
+    maxBytes: intVar(env, 'FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    maxPerMessage: intVar(env, 'FILES_PER_MESSAGE', 5, 0, 100),
+    maxOutputBytes: intVar(env, 'OUTPUT_FILE_MAX_BYTES', 20 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    maxOutputs: intVar(env, 'OUTPUT_FILES_PER_RUN', 5, 0, 100),
+  };
+}
+
+function contextLimits(env: NodeJS.ProcessEnv): ContextLimits {
+  return { maxMessages: intVar(env, 'CONTEXT_MESSAGES', 50, 0, 1000), maxTokens: intVar(env, 'CONTEXT_TOKENS', 4000, 100, 200_000) };
+}
+
 /** Reads the environment (and SKILLBOT_CONFIG, when set) once, and validates everything. Throws ConfigError. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const configFile = optional(env.SKILLBOT_CONFIG);
@@ -270,44 +231,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: sandboxSettings(env),
     workspace: workspaceSettings(env),
     outputsDir: optional(env.OUTPUTS_DIR) ?? './data/outputs',
-    files: {
-      maxBytes: intVar(env, 'FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
-      maxPerMessage: intVar(env, 'FILES_PER_MESSAGE', 5, 0, 100),
-      maxOutputBytes: intVar(env, 'OUTPUT_FILE_MAX_BYTES', 20 * 1024 * 1024, 1, 1024 * 1024 * 1024),
-      maxOutputs: intVar(env, 'OUTPUT_FILES_PER_RUN', 5, 0, 100),
-    },
-    context: {
-      maxMessages: intVar(env, 'CONTEXT_MESSAGES', 50, 0, 1000),
-      maxTokens: intVar(env, 'CONTEXT_TOKENS', 4000, 100, 200_000),
-    },
-    agent: {
-      maxToolRounds: file.agent?.maxToolRounds ?? 16,
-      historyTokens: file.agent?.historyTokens ?? 60_000,
-      maxTokens: file.agent?.maxTokens ?? 4096,
-      grantTtlMs: file.agent?.grantTtlMs ?? 86_400_000,
-      maxTriggeredSkills: file.agent?.maxTriggeredSkills ?? 3,
-      catalogBudgetChars: file.agent?.catalogBudgetChars ?? 40_000,
-      mcpToolBudgetChars: file.agent?.mcpToolBudgetChars ?? 20_000,
-    },
-    defaults: {
-      skills: file.defaults?.skills ?? ['*'],
-      approvers: file.defaults?.approvers ?? [],
-      approvalTimeoutMs: file.defaults?.approvalTimeoutMs ?? approvalTimeoutMs,
-      env: file.defaults?.env ?? {},
-      network: file.defaults?.network ?? [],
-      egressAllow: file.defaults?.egressAllow ?? [],
-      bash: file.defaults?.bash ?? true,
-      ...(file.defaults?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: file.defaults.dailyTokenBudget }),
-      mcp: file.defaults?.mcp ?? [],
-      mcpNoApproval: file.defaults?.mcpNoApproval ?? [],
-      installers: file.defaults?.installers ?? file.defaults?.approvers ?? [],
-      installPolicy: file.defaults?.installPolicy ?? 'warn',
-      access: accessSettings(file.defaults?.access),
-      limits: limitSettings(file.defaults?.limits),
-      bots: botSettings(file.defaults?.bots),
-      credentials: expandCredentials(file.defaults?.credentials, env, 'defaults') ?? [],
-      timezone: file.defaults?.timezone ?? 'UTC',
-    },
+    files: fileLimits(env),
+    context: contextLimits(env),
+    agent: agentSettings(file.agent),
+    defaults: defaultWorld(file.defaults, env, approvalTimeoutMs),
     worlds: worldsWithCredentials(file.worlds, env),
     install: installSettings(file.install, env),
     admins: file.admins ?? [],
@@ -320,41 +247,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ]),
     routines: routineSettings(env),
   };
-}
-
-/** The settings of one world: its own entry over the defaults. */
-export function worldSettings(config: Config, worldId: string): WorldSettings {
-  const own = config.worlds[worldId] ?? {};
-  const budget = own.dailyTokenBudget ?? config.defaults.dailyTokenBudget;
-  return {
-    skills: own.skills ?? config.defaults.skills,
-    approvers: [...config.defaults.approvers, ...(own.approvers ?? [])],
-    approvalTimeoutMs: own.approvalTimeoutMs ?? config.defaults.approvalTimeoutMs,
-    env: { ...config.defaults.env, ...own.env },
-    network: own.network ?? config.defaults.network,
-    egressAllow: own.egressAllow ?? config.defaults.egressAllow,
-    bash: own.bash ?? config.defaults.bash,
-    ...(budget === undefined ? {} : { dailyTokenBudget: budget }),
-    mcp: own.mcp ?? config.defaults.mcp,
-    mcpNoApproval: [...config.defaults.mcpNoApproval, ...(own.mcpNoApproval ?? [])],
-    // A world's own installers, else its own approvers, else the defaults' installers (which default to theirs).
-    installers: own.installers ?? (own.approvers === undefined ? config.defaults.installers : [...config.defaults.installers, ...own.approvers]),
-    installPolicy: own.installPolicy ?? config.defaults.installPolicy,
-    access: accessSettings(own.access, config.defaults.access),
-    limits: limitSettings(own.limits, config.defaults.limits),
-    bots: botSettings(own.bots, config.defaults.bots),
-    credentials: own.credentials ?? config.defaults.credentials,
-    timezone: own.timezone ?? config.defaults.timezone,
-  };
-}
-
-/** Whether a world lets a skill's processes reach the network. */
-export function worldAllowsNetwork(settings: WorldSettings, skillId: string): boolean {
-  return settings.network.includes('*') || settings.network.includes(skillId);
-}
-
-/** Whether a world may use a skill. */
-export function worldAllowsSkill(settings: WorldSettings, skillId: string): boolean {
-  if (settings.notHere?.includes(skillId)) return false;
-  return settings.skills.includes('*') || settings.skills.includes(skillId);
 }

@@ -1,4 +1,4 @@
-// `credentials: [{host, header, value, env}]` per world and `defaults` (shared/DESIGN.md, "Who may use the bot,
+// `credentials: [{host, header, value, env}]` per world and `defaults` (docs/contract.md, "Who may use the bot,
 // limits, credentials"): secrets the egress proxy puts on requests to `host`, which the sandbox never holds.
 import { z } from 'zod';
 import { ConfigError } from './envVars.ts';

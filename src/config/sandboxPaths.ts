@@ -1,4 +1,4 @@
-// Where things are inside the sandbox: the public contract (shared/DESIGN.md), the same for every chat, so
+// Where things are inside the sandbox: the public contract (docs/contract.md), the same for every chat, so
 // scripts, skill authors, the model's instructions and tests outside the project can name them. A leaf module:
 // exec mounts these paths, the envelope and the system prompt name them.
 

@@ -10,7 +10,7 @@ import type { Config } from '../config/config.ts';
 import { silentLogger } from '../ops/log.ts';
 import { FolderScanner } from '../skills/folderScanner.ts';
 import { parseStoreUrl } from '../config/storeUrl.ts';
-import { loadStateKey } from '../approvals/index.ts';
+import { loadStateKey } from '../keys/stateKey.ts';
 import { indexSeal } from './indexSeal.ts';
 import { incomingDirOf } from './leftovers.ts';
 import type { InstalledSkill } from './installRecords.ts';

@@ -1,9 +1,9 @@
 // What a person's sign-in to an MCP server leaves: tokens, the PKCE verifier, the client registered with the
 // server's authorization server. Kept per (server, person) in the store, encrypted (AES-256-GCM) with a key derived
 // from the state key: a copy of the store alone reads nothing.
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { z } from 'zod';
+import { type Cipher, MCP_TOKENS_LABEL, stateKeyCipher } from '../keys/sealing.ts';
 import type { Store } from '../store/types.ts';
 
 export interface SignInRecord {
@@ -16,20 +16,19 @@ export interface SignInRecord {
   pending?: { tokens: OAuthTokens; code: string; account: string };
 }
 
-const sealedSchema = z.object({ v: z.literal(1), iv: z.string(), tag: z.string(), data: z.string() });
 /** Sign-ins are kept a long while; a refresh token's own lifetime decides more than this. */
 const KEEP_MS = 180 * 24 * 60 * 60 * 1000;
 /** How long a sign-in link works: its OAuth `state` is kept this long. */
 const STATE_MS = 10 * 60 * 1000;
 
 export class TokenVault {
-  private readonly key: Buffer;
+  private readonly cipher: Cipher;
 
   constructor(
     private readonly store: Store,
     stateKey: Buffer,
   ) {
-    this.key = Buffer.from(hkdfSync('sha256', stateKey, Buffer.alloc(0), 'skillbot mcp oauth tokens', 32));
+    this.cipher = stateKeyCipher(stateKey, MCP_TOKENS_LABEL);
   }
 
   /** Person ids may hold anything: the store key is a hash, so listing a namespace names nobody. */
@@ -37,24 +36,13 @@ export class TokenVault {
     return `oauth:${kind}:${server}${personId === undefined ? '' : `:${createHash('sha256').update(personId).digest('hex').slice(0, 32)}`}`;
   }
 
-  private seal(value: unknown): z.infer<typeof sealedSchema> {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const data = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-    return { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+  private seal(value: unknown): ReturnType<Cipher['encrypt']> {
+    return this.cipher.encrypt(value);
   }
 
+  /** Another key's record, or one tampered with, reads as if nobody had signed in. */
   private open<T>(raw: unknown): T | undefined {
-    const parsed = sealedSchema.safeParse(raw);
-    if (!parsed.success) return undefined;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(parsed.data.iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(parsed.data.tag, 'base64'));
-      return JSON.parse(Buffer.concat([decipher.update(Buffer.from(parsed.data.data, 'base64')), decipher.final()]).toString('utf8')) as T;
-    } catch {
-      // Another key, or tampered with: as if nobody had signed in.
-      return undefined;
-    }
+    return this.cipher.decrypt<T>(raw);
   }
 
   async person(server: string, personId: string): Promise<SignInRecord> {

@@ -1,6 +1,7 @@
 // Webhooks: adding one (its root message, URL and secret), its signature check, and the turn a delivery starts.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseWorldId } from '../chats/ids.ts';
+import { derivedSecret, HOOK_SECRET_LABEL } from '../keys/sealing.ts';
 import type { PlatformPort } from '../chats/platform.ts';
 import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
@@ -32,7 +33,7 @@ export class HookRules {
   constructor(private readonly deps: HookRulesDeps) {}
 
   secretOf(id: string): string {
-    return createHmac('sha256', this.deps.stateKey).update(`skillbot-hook:${id}`).digest('hex');
+    return derivedSecret(this.deps.stateKey, HOOK_SECRET_LABEL, id);
   }
 
   urlOf(id: string): string {

@@ -1,4 +1,4 @@
-// The `load_skill` result: the `<skill_context>` envelope of shared/DESIGN.md. All content is escaped, so nothing
+// The `load_skill` result: the `<skill_context>` envelope of docs/contract.md. All content is escaped, so nothing
 // inside a skill (body, reference text, script output) can close or forge an envelope element.
 import { skillPathInside } from '../config/sandboxPaths.ts';
 import { seeImagesHint } from '../text/imageHint.ts';

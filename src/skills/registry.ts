@@ -11,7 +11,7 @@ import { RegistryWatch, type TreeDir } from './registryWatch.ts';
 import { SCAN_LIMITS } from './scanLimits.ts';
 import { expandSkillRoots, type SkillRoot } from './skillRoots.ts';
 import { SkillSearchIndex } from './skillSearch.ts';
-import { IndexedSnapshot, type SkillEdit, type SnapshotOptions } from './snapshot.ts';
+import { followSnapshot, IndexedSnapshot, type SkillEdit, type SnapshotOptions } from './snapshot.ts';
 import type { CatalogEntry } from './catalog.ts';
 import type { CatalogResult, Skill, SkillSnapshot } from './types.ts';
 
@@ -146,7 +146,7 @@ export class SkillRegistry {
     this.snapshot = this.makeSnapshot(edits);
     // Rendered and indexed now, between turns, rather than by the first turn that needs it.
     void this.snapshot.catalog;
-    this.syncSearchIndex(previous, edits);
+    followSnapshot(this.searchIndex, previous, this.snapshot, edits, (snapshot) => this.snapshot === snapshot);
     for (const entry of changed) {
       if (entry.invalid) this.logger.warn({ folder: entry.folder, errors: entry.invalid.errors }, 'skills: invalid skill');
     }
@@ -160,29 +160,6 @@ export class SkillRegistry {
         this.logger.error({ err }, 'skills: change listener failed');
       }
     }
-  }
-
-  /**
-   * find_skills' index follows each reload by what changed. Its first build (only needed once the catalog leaves
-   * skills out) waits for the next turn of the event loop, so opening the registry does not pay for it; a
-   * search before then builds it itself.
-   */
-  private syncSearchIndex(previous: IndexedSnapshot, edits: readonly SkillEdit[] | undefined): void {
-    const snapshot = this.snapshot;
-    const inStep = this.searchIndex.syncedVersion === previous.version && this.searchIndex.size > 0;
-    if (edits && edits.length > 0 && inStep && edits.every(({ after }) => snapshot.get(after.id) === after)) {
-      // The index followed the previous snapshot and only these skills changed: re-read them alone.
-      for (const { after } of edits) this.searchIndex.put(after);
-      this.searchIndex.syncedVersion = snapshot.version;
-      return;
-    }
-    const sync = () => {
-      if (this.snapshot !== snapshot || this.searchIndex.syncedVersion === snapshot.version) return;
-      this.searchIndex.sync(snapshot.list());
-      this.searchIndex.syncedVersion = snapshot.version;
-    };
-    if (this.searchIndex.size > 0) sync();
-    else if (snapshot.catalog.dropped.length > 0) setImmediate(sync);
   }
 
   private async indexAll(): Promise<void> {

@@ -163,3 +163,31 @@ export class IndexedSnapshot implements SkillSnapshot {
     return this.catalogResult;
   }
 }
+
+/**
+ * find_skills' index follows each reload by what changed. Its first build (only needed once the catalog leaves
+ * skills out) waits for the next turn of the event loop, so opening the registry does not pay for it; a
+ * search before then builds it itself. `isCurrent`: whether `snapshot` is still the registry's.
+ */
+export function followSnapshot(
+  index: SkillSearchIndex,
+  previous: IndexedSnapshot,
+  snapshot: IndexedSnapshot,
+  edits: readonly SkillEdit[] | undefined,
+  isCurrent: (snapshot: IndexedSnapshot) => boolean,
+): void {
+  const inStep = index.syncedVersion === previous.version && index.size > 0;
+  if (edits && edits.length > 0 && inStep && edits.every(({ after }) => snapshot.get(after.id) === after)) {
+    // The index followed the previous snapshot and only these skills changed: re-read them alone.
+    for (const { after } of edits) index.put(after);
+    index.syncedVersion = snapshot.version;
+    return;
+  }
+  const sync = (): void => {
+    if (!isCurrent(snapshot) || index.syncedVersion === snapshot.version) return;
+    index.sync(snapshot.list());
+    index.syncedVersion = snapshot.version;
+  };
+  if (index.size > 0) sync();
+  else if (snapshot.catalog.dropped.length > 0) setImmediate(sync);
+}

@@ -77,6 +77,18 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async increment(namespace: Exclude<Namespace, ListableNamespace>, key: string, by: number, ttlMs: number): Promise<number> {
+    const ttl = requireTtl(ttlMs);
+    this.#open();
+    const now = Date.now();
+    const id = recordKey(namespace, key);
+    const current = this.#live(id, now);
+    const counting = typeof current?.value === 'number';
+    const total = counting ? (current.value as number) + by : by;
+    this.#records.set(id, encodeRecord(total, counting ? (current.expires ?? undefined) : now + ttl));
+    return total;
+  }
+
   async list<T>(namespace: ListableNamespace, prefix: string): Promise<Array<{ key: string; value: T }>> {
     this.#open();
     const head = recordKey(namespace, '');

@@ -24,6 +24,32 @@ end
 return 1`;
 
 /**
+ * increment() in one server-side step. KEYS[1] the record; ARGV: the amount, TTL in ms for a new record, the
+ * caller's clock in ms. A live number gains the amount and keeps its expiry; anything else becomes the amount.
+ * The total goes back as text ('%.17g' keeps every integer a double holds exactly).
+ */
+export const INCREMENT_SCRIPT = `
+local by = tonumber(ARGV[1])
+local now = tonumber(ARGV[3])
+local current = redis.call('GET', KEYS[1])
+if current then
+  local ok, record = pcall(cjson.decode, current)
+  if ok and type(record) == 'table' and type(record.value) == 'number' and (type(record.expires) ~= 'number' or record.expires > now) then
+    local total = string.format('%.17g', record.value + by)
+    if type(record.expires) == 'number' then
+      redis.call('SET', KEYS[1], '{"value":' .. total .. ',"expires":' .. string.format('%d', record.expires) .. '}', 'KEEPTTL')
+    else
+      redis.call('SET', KEYS[1], '{"value":' .. total .. '}')
+    end
+    return total
+  end
+end
+local ttl = tonumber(ARGV[2])
+local total = string.format('%.17g', by)
+redis.call('SET', KEYS[1], '{"value":' .. total .. ',"expires":' .. string.format('%d', now + ttl) .. '}', 'PX', ttl)
+return total`;
+
+/**
  * Delete only a live record with the expected status. KEYS[1] the record; ARGV: expected status, the
  * caller's clock in ms.
  */

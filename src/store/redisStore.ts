@@ -7,7 +7,7 @@ import { RedisSubscriber } from './redisSubscriber.ts';
 import { StoreError, storeOperation } from './storeError.ts';
 import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
 import { prefixRange } from './keyRange.ts';
-import { ACCEPT_SCRIPT, CAS_SCRIPT, HEAD_SCRIPT, RELEASE_SCRIPT, REMOVE_SCRIPT } from './redisScripts.ts';
+import { ACCEPT_SCRIPT, CAS_SCRIPT, HEAD_SCRIPT, INCREMENT_SCRIPT, RELEASE_SCRIPT, REMOVE_SCRIPT } from './redisScripts.ts';
 import { type AcceptOutcome, type InboxEntry, LISTABLE_NAMESPACES, type ListableNamespace, type Namespace, type Store } from './types.ts';
 
 const MGET_BATCH = 500;
@@ -133,6 +133,14 @@ export class RedisStore implements Store {
         arguments: [expectedStatus, JSON.stringify(next), String(ttl ?? 0), String(Date.now())],
       });
       return reply === 1;
+    });
+  }
+
+  async increment(namespace: Exclude<Namespace, ListableNamespace>, key: string, by: number, ttlMs: number): Promise<number> {
+    const ttl = requireTtl(ttlMs);
+    return this.#run(`increment ${namespace}:${key}`, async () => {
+      const reply = await this.#client.eval(INCREMENT_SCRIPT, { keys: [this.#key(namespace, key)], arguments: [String(by), String(ttl), String(Date.now())] });
+      return Number(reply);
     });
   }
 

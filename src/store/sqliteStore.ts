@@ -9,84 +9,7 @@ import { StoreError, storeOperation } from './storeError.ts';
 import { decodeRecord, encodeRecord, isLive, optionalTtl, recordKey, requireTtl } from './storedRecord.ts';
 import { prefixRange } from './keyRange.ts';
 import type { AcceptOutcome, InboxEntry, ListableNamespace, Namespace, Store } from './types.ts';
-
-// @keyv/sqlite's table: key TEXT PRIMARY KEY, value TEXT holding the {value, expires} JSON.
-const TABLE = 'keyv';
-// Two instances on one file write in turns; a writer waits this long for the lock before it fails.
-const BUSY_TIMEOUT_MS = 5_000;
-
-const CLAIM_SQL = `INSERT INTO ${TABLE} (key, value) VALUES (?, ?)
-  ON CONFLICT(key) DO UPDATE SET value = excluded.value
-  WHERE json_extract(${TABLE}.value, '$.expires') <= ?
-  RETURNING key`;
-const LIVE_WITH_STATUS = `key = ? AND json_extract(value, '$.value.status') = ?
-  AND (json_extract(value, '$.expires') IS NULL OR json_extract(value, '$.expires') > ?)`;
-// Without a new TTL only the value changes: the record keeps its expiry.
-const CAS_KEEP_EXPIRY_SQL = `UPDATE ${TABLE} SET value = json_set(value, '$.value', json(?)) WHERE ${LIVE_WITH_STATUS} RETURNING key`;
-const CAS_NEW_EXPIRY_SQL = `UPDATE ${TABLE} SET value = ? WHERE ${LIVE_WITH_STATUS} RETURNING key`;
-const RELEASE_SQL = `DELETE FROM ${TABLE} WHERE ${LIVE_WITH_STATUS} RETURNING key`;
-// Expiry, indexed (an expression index: the table is @keyv/sqlite's), so the periodic purge reads only the rows
-// that expired instead of every row. The expression tolerates a value that is not JSON; the query repeats it
-// exactly, which is what lets the planner use the index.
-const EXPIRES = `(CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END)`;
-const EXPIRES_INDEX_SQL = `CREATE INDEX IF NOT EXISTS ${TABLE}_expires ON ${TABLE} ${EXPIRES}`;
-const PURGE_SQL = `DELETE FROM ${TABLE} WHERE ${EXPIRES} <= ? RETURNING key`;
-
-// The inbox lives in the same table as everything else, under keys whose order is the queue's order, and is
-// read only by key ranges (index-served): `chats:queue/<chat>/<id>` per waiting message (ids sort by arrival),
-// `chats:queued-chat/<chat>` per chat with messages waiting. The chat id is URI-encoded so it holds no '/'.
-const QUEUE = 'chats:queue/';
-const QUEUED_CHAT = 'chats:queued-chat/';
-const queueOf = (chatId: string) => `${QUEUE}${encodeURIComponent(chatId)}/`;
-const queuedChatKey = (chatId: string) => `${QUEUED_CHAT}${encodeURIComponent(chatId)}`;
-const IN_RANGE = 'key >= ? AND key < ?';
-const LIVE = `(json_extract(value, '$.expires') IS NULL OR json_extract(value, '$.expires') > ?)`;
-
-/**
- * accept() as one statement, hence atomic across every connection: the claim rows, the message and the chat's
- * waiting marker are inserted together, or (some claim still live) none of them. An expired claim row is
- * replaced; an existing marker keeps the older of the two arrival times (the chat's oldest message). `claims` is the number of claims.
- */
-function acceptSql(claims: number, rows: number): string {
-  const values = Array.from({ length: rows }, () => '(?, ?)').join(', ');
-  const unclaimed =
-    claims === 0 ? 'true' : `NOT EXISTS (SELECT 1 FROM ${TABLE} WHERE key IN (${Array.from({ length: claims }, () => '?').join(', ')}) AND ${LIVE})`;
-  return `WITH incoming(key, value) AS (VALUES ${values})
-  INSERT INTO ${TABLE} (key, value) SELECT key, value FROM incoming WHERE ${unclaimed}
-  ON CONFLICT(key) DO UPDATE SET value = CASE WHEN ${TABLE}.key = ?
-    THEN json_set(${TABLE}.value, '$.value.oldestAt', min(json_extract(${TABLE}.value, '$.value.oldestAt'), json_extract(excluded.value, '$.value.oldestAt')))
-    ELSE excluded.value END
-  RETURNING key`;
-}
-const HEAD_SQL = `SELECT value FROM ${TABLE} WHERE ${IN_RANGE} ORDER BY key LIMIT ?`;
-const REMOVE_ITEM_SQL = `DELETE FROM ${TABLE} WHERE key = ?`;
-// The chat's marker follows its new oldest message, or goes once there is none (each one atomic statement).
-const RENEW_MARKER_SQL = `UPDATE ${TABLE} SET value = json_set(value, '$.value.oldestAt',
-    (SELECT json_extract(value, '$.value.at') FROM ${TABLE} WHERE ${IN_RANGE} ORDER BY key LIMIT 1))
-  WHERE key = ? AND EXISTS (SELECT 1 FROM ${TABLE} WHERE ${IN_RANGE})`;
-const DROP_MARKER_SQL = `DELETE FROM ${TABLE} WHERE key = ? AND NOT EXISTS (SELECT 1 FROM ${TABLE} WHERE ${IN_RANGE})`;
-const QUEUED_CHATS_SQL = `SELECT value FROM ${TABLE} WHERE ${IN_RANGE}`;
-const QUEUE_SIZE_SQL = `SELECT count(*) AS size FROM ${TABLE} WHERE ${IN_RANGE}`;
-const LIST_SQL = `SELECT key, value FROM ${TABLE} WHERE ${IN_RANGE} ORDER BY key`;
-
-/**
- * The statements of the per-turn and periodic paths that read the table, for a test that checks each is served by
- * the primary key's index (claim and Keyv's set are plain inserts by key: no read plan).
- */
-export const INDEXED_STATEMENTS = {
-  get: `SELECT value FROM ${TABLE} WHERE key = ?`,
-  accept: acceptSql(2, 4),
-  head: HEAD_SQL,
-  removeItem: REMOVE_ITEM_SQL,
-  renewMarker: RENEW_MARKER_SQL,
-  dropMarker: DROP_MARKER_SQL,
-  queuedChats: QUEUED_CHATS_SQL,
-  queueSize: QUEUE_SIZE_SQL,
-  list: LIST_SQL,
-  compareAndSet: CAS_NEW_EXPIRY_SQL,
-  release: RELEASE_SQL,
-  purge: PURGE_SQL,
-};
+import { acceptSql, BUSY_TIMEOUT_MS, CAS_KEEP_EXPIRY_SQL, CAS_NEW_EXPIRY_SQL, CLAIM_SQL, DROP_MARKER_SQL, EXPIRES_INDEX_SQL, HEAD_SQL, INCREMENT_SQL, LIST_SQL, PURGE_SQL, QUEUE, QUEUE_SIZE_SQL, QUEUED_CHAT, QUEUED_CHATS_SQL, queuedChatKey, queueOf, RELEASE_SQL, REMOVE_ITEM_SQL, RENEW_MARKER_SQL, TABLE } from './sqliteSql.ts';
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -200,6 +123,15 @@ export class SqliteStore implements Store {
     return this.#run(`release ${namespace}:${key}`, async () => {
       const rows = await this.#query(RELEASE_SQL, recordKey(namespace, key), expectedStatus, Date.now());
       return rows.length === 1;
+    });
+  }
+
+  async increment(namespace: Exclude<Namespace, ListableNamespace>, key: string, by: number, ttlMs: number): Promise<number> {
+    const ttl = requireTtl(ttlMs);
+    return this.#run(`increment ${namespace}:${key}`, async () => {
+      const now = Date.now();
+      const rows = await this.#query(INCREMENT_SQL, recordKey(namespace, key), by, now + ttl, now, by);
+      return Number(rows[0]?.total);
     });
   }
 

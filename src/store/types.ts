@@ -52,6 +52,12 @@ export interface Store {
    * its owner). Returns false, changing nothing, when the record is missing (or expired) or its status differs.
    */
   release(namespace: Namespace, key: string, expectedStatus: string): Promise<boolean>;
+  /**
+   * Add `by` to the number at `key`, atomically across instances, and return the new total. A missing or expired
+   * record (or one that holds no number) starts at 0 and expires `ttlMs` from now; a live one keeps its expiry.
+   * Not for listable namespaces (their key index is not kept here).
+   */
+  increment(namespace: Exclude<Namespace, ListableNamespace>, key: string, by: number, ttlMs: number): Promise<number>;
   /** Live records of a namespace whose key starts with `prefix`, sorted by key (operator commands). */
   list<T>(namespace: ListableNamespace, prefix: string): Promise<Array<{ key: string; value: T }>>;
   /**

@@ -7,7 +7,7 @@
 import { closeSync, constants, fchownSync, fstatSync, ftruncateSync, readSync, type Stats, writeSync } from 'node:fs';
 import { components, type Folder, openPath, type Owner, WorkspacePathError, withFolder } from './folderFd.ts';
 
-export { components, type Owner, WorkspacePathError } from './folderFd.ts';
+export { type Owner, WorkspacePathError } from './folderFd.ts';
 
 function checkRegular(info: Stats, shown: string): void {
   if (info.isSymbolicLink()) throw new WorkspacePathError(`${shown} is a symlink, which is never followed`);

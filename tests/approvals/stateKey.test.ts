@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { createRecordSealer } from '../../src/approvals/recordSeal.ts';
-import { loadStateKey, stateKeyCheck } from '../../src/approvals/stateKey.ts';
+import { loadStateKey, stateKeyCheck } from '../../src/keys/stateKey.ts';
 
 let dir: string;
 beforeEach(async () => {

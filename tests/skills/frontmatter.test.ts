@@ -23,7 +23,7 @@ function hostileJs(header: string, marker: string): string {
   return `${header}\n{ name: require('fs').writeFileSync(${JSON.stringify(marker)}, 'pwned') || 'evil', description: 'x' }\n---\nbody\n`;
 }
 
-describe('facts about gray-matter that DESIGN.md warns of', () => {
+describe('facts about gray-matter that docs/contract.md warns of', () => {
   it('evaluates ---js frontmatter even with engines {js: false}', () => {
     const marker = join(dir.path, 'gray-matter-evaluated');
     matter(hostileJs('---js', marker), { engines: { js: false as never } });

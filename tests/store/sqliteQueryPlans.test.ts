@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/createStore.ts';
-import { INDEXED_STATEMENTS } from '../../src/store/sqliteStore.ts';
+import { INDEXED_STATEMENTS } from '../../src/store/sqliteSql.ts';
 
 let dir: string;
 let db: sqlite3.Database;

@@ -256,6 +256,28 @@ export function describeStoreContract(
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
+    it('increment: 50 concurrent adds lose nothing', async () => {
+      const totals = await Promise.all(Array.from({ length: 50 }, async (_unused, index) => store.increment('usage', 'spend', index + 1, HOUR)));
+      expect(Math.max(...totals)).toBe(1275);
+      expect(new Set(totals).size).toBe(50); // each add saw its own total
+      expect(await store.get('usage', 'spend')).toBe(1275);
+    });
+
+    it('increment: the first add sets the expiry, later ones keep it, and an expired total starts again', async () => {
+      const started = Date.now();
+      await store.increment('usage', 'spend', 2, 1_000);
+      expect(await store.increment('usage', 'spend', 3, HOUR)).toBe(5);
+      await sleep(Math.max(0, started + 1_300 - Date.now()));
+      expect(await store.get('usage', 'spend')).toBeUndefined();
+      expect(await store.increment('usage', 'spend', 7, HOUR)).toBe(7);
+    });
+
+    it('increment: a record that holds no number is replaced by the amount', async () => {
+      await store.set('usage', 'odd', { status: 'x' }, HOUR);
+      expect(await store.increment('usage', 'odd', 3, HOUR)).toBe(3);
+      expect(await store.get('usage', 'odd')).toBe(3);
+    });
+
     it('fails loudly once closed instead of answering "not found"', async () => {
       expect(await store.ping()).toBe(true);
       await store.set('grants', 'k', 'v');
@@ -268,6 +290,7 @@ export function describeStoreContract(
       await expect(store.compareAndSet('approvals', 'k', 'pending', { status: 'x' })).rejects.toThrow(StoreError);
       await expect(store.list('grants', '')).rejects.toThrow(StoreError);
       await expect(store.release('leases', 'k', 'x')).rejects.toThrow(StoreError);
+      await expect(store.increment('usage', 'k', 1, HOUR)).rejects.toThrow(StoreError);
       await expect(store.accept(['k'], HOUR)).rejects.toThrow(StoreError);
       await expect(store.inboxHead('w/c', 1)).rejects.toThrow(StoreError);
       await expect(store.inboxChats()).rejects.toThrow(StoreError);
@@ -316,6 +339,12 @@ export function describeStoreContract(
           const [head] = await store.inboxHead('w/c', 1);
           await other.inboxRemove('w/c', head!.id);
           expect(await store.inboxChats()).toEqual([]);
+        });
+
+        it('increment from both loses nothing', async () => {
+          const other = await open();
+          await Promise.all(Array.from({ length: 50 }, async (_unused, index) => (index % 2 === 0 ? store : other).increment('usage', 'shared', 2, HOUR)));
+          expect(await other.get('usage', 'shared')).toBe(100);
         });
 
         it('release has one winner across both', async () => {

@@ -6,10 +6,10 @@ import { adviceFor, describeAdvice, pipInstall } from './packages.ts';
 import { scanSkillDependencies } from './scan.ts';
 import type { Dependency, InstallAdvice, MissingDependency } from './types.ts';
 
-export { HostView, type HostOptions } from './host.ts';
+export { HostView } from './host.ts';
 export { missingDependencyHint } from './hint.ts';
 export { scanSkillDependencies } from './scan.ts';
-export type { Dependency, DependencyKind, InstallAdvice, MissingDependency, UseSite } from './types.ts';
+export type { Dependency, MissingDependency } from './types.ts';
 
 export const DEPENDENCY_MISSING = 'DEPENDENCY_MISSING';
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/envVars.ts';
 
 export const STATE_KEY_FILE = 'state.key';
 const KEY_BYTES = 32;
