@@ -139,6 +139,8 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const access = new Access({ config, store, logger, metrics });
   await access.start();
   const { dispatcher, routines } = queueTurns(base, { engine, budgets, access, approvals, audit, instanceId, stateKey: stateKey.secret, routineParts, queue: options.queue });
+  // Calls running as MCP tasks: polled here (one instance at a time each); their ends are queued as turns.
+  mcp?.tasks.start(instanceId, (message, keys) => dispatcher.accept(message, keys));
   metrics.watch({
     backlog: () => dispatcher.backlog(),
     // The approvals namespace is listed through its index: the cost is the questions kept, not the store's size.
@@ -149,6 +151,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const parts = { config, logger, store, registry, approvals, grants, engine, dispatcher, stops, metrics, instanceId, ...(mcp === undefined ? {} : { mcp }), installer, installed, routines, access };
   const closeRest = async (handOver: boolean) => {
     await routines.stop();
+    mcp?.tasks.stop();
     await approvals.close({ handOver });
     await stops.close();
     await access.close();
@@ -225,9 +228,11 @@ function routineRules(base: { config: Config; logger: Logger; store: Store }, in
  * The first step of a stop on SIGTERM (App.shutdown): no new turns, running ones get until the deadline, then
  * their questions are handed over (shared store) or closed as expired (alone).
  */
-async function shutdown(parts: Pick<App, 'routines' | 'store' | 'dispatcher' | 'approvals' | 'stops' | 'logger'>, deadlineMs: number): Promise<void> {
+async function shutdown(parts: Pick<App, 'routines' | 'store' | 'dispatcher' | 'approvals' | 'stops' | 'logger' | 'mcp'>, deadlineMs: number): Promise<void> {
   const { routines, store, dispatcher, approvals, stops, logger } = parts;
   await routines.stop();
+  // Its tasks' leases lapse: another instance (or this one after its restart) polls them on.
+  parts.mcp?.tasks.stop();
   // Shared store: other instances may run (they, or this one after its restart, take the chats over).
   const shared = store.kind === 'redis';
   await dispatcher.stop(deadlineMs, {

@@ -11,12 +11,15 @@ import { McpConnections } from './connections.ts';
 import { SignIns } from './signIn.ts';
 import { TokenVault } from './tokenVault.ts';
 import { McpTools } from './mcpTools.ts';
+import { McpTasks } from './taskRuntime.ts';
 
 export interface Mcp {
   tools: McpTools;
   connections: McpConnections;
   /** Per-person sign-in: the callback route's work, `skillbot mcp disconnect`. */
   signIns: SignIns;
+  /** Calls running as tasks: the app starts their polling (`tasks.start`) and stops it at shutdown. */
+  tasks: McpTasks;
   /** The servers people sign in to one by one, and whether this person is connected to each (Slack's App Home). */
   accounts(personId: string): Promise<Array<{ server: string; connected: boolean }>>;
   /**
@@ -61,7 +64,9 @@ export function mcpFromConfig(
   const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
   // Stdio servers start from the executor's own sandbox plan, as its runs do.
   const connections = new McpConnections({ launcher: { start: (spec) => deps.executor.startService(spec) }, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
+  const tasks = new McpTasks({ config, store: deps.store, connections, logger });
   const tools = new McpTools({
+    tasks,
     settings: config.mcp,
     budgetChars: config.agent.mcpToolBudgetChars,
     connections,
@@ -77,6 +82,7 @@ export function mcpFromConfig(
     tools,
     connections,
     signIns,
+    tasks,
     accounts: (personId) => Promise.all(personal.map(async (server) => ({ server: server.name, connected: await signIns.connected(server.name, personId) }))),
     async disconnect(name, personId) {
       const server = personal.find((entry) => entry.name === name);
@@ -87,6 +93,9 @@ export function mcpFromConfig(
       logger.info({ server: server.name, personId, had }, 'MCP sign-in removed');
       return had;
     },
-    close: () => connections.close(),
+    close: async () => {
+      tasks.stop();
+      await connections.close();
+    },
   };
 }

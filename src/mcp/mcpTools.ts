@@ -10,6 +10,7 @@ import { type McpServerConfig, type McpSettings, worldAllowsServer } from '../co
 import type { Connected, McpConnections, NotConnected } from './connections.ts';
 import { type SignIns, signInText } from './signIn.ts';
 import { confirmSignIn } from './signInConfirm.ts';
+import type { McpTasks } from './taskRuntime.ts';
 import { ArgumentChecker, callMcpTool, type CallTurn, type ServerLink } from './toolCall.ts';
 import { buildWorldTools, CALL_MCP_TOOL, describeFound, FIND_MCP_TOOLS, searchTools, type WorldTools } from './toolCatalog.ts';
 
@@ -25,6 +26,8 @@ export interface McpToolsDeps {
   signIns?: SignIns;
   /** The names of skillbot's own tools: a server's tool of one of them is refused. */
   ourToolNames: ReadonlySet<string>;
+  /** Calls a server turns into tasks: recorded and polled (taskRuntime.ts). */
+  tasks?: McpTasks;
 }
 
 /** The turn as MCP needs it. */
@@ -37,8 +40,6 @@ export interface McpTurn extends CallTurn {
   egressAllow: readonly string[];
   /** The world's `credentials`: its stdio servers hold placeholders, their proxy sets the values. */
   credentials?: readonly Credential[];
-  /** One line the person reads under the answer (a server that is down). */
-  notice(text: string): void;
   /** Tells the requester something only they see (a sign-in link); absent where the platform cannot. */
   tellPrivately?(text: string): Promise<void>;
   /** Asks the requester in the chat to connect (Discord's Connect button); their click gets the kept link. */

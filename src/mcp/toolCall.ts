@@ -16,6 +16,8 @@ import { LinearSchemaValidator } from './schemaValidator.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
 import { definitionHash, definitionKey, definitionOf, type GrantedDefinitions } from './toolDefinition.ts';
 import { grantSubject } from './toolNames.ts';
+import { type McpTasks, runningNote } from './taskRuntime.ts';
+import { taskHandleOf } from './taskWire.ts';
 
 export interface CallDeps {
   approvals: ApprovalRuntime;
@@ -26,6 +28,8 @@ export interface CallDeps {
   arguments: ArgumentChecker;
   /** The definitions granted "for this thread", so a changed tool's new card can say what changed. */
   definitions: GrantedDefinitions;
+  /** Calls a server turns into tasks (absent: a task handle reads as an empty result). */
+  tasks?: McpTasks;
 }
 
 export interface CallTurn {
@@ -40,6 +44,8 @@ export interface CallTurn {
   signal: AbortSignal;
   nextApprovalKey(): string;
   progress(text: string): void;
+  /** One line the person reads under the answer (a server that is down, a call running as a task). */
+  notice(text: string): void;
 }
 
 const failure = (content: string): ToolResult => ({ content, isError: true });
@@ -150,7 +156,7 @@ async function invoke(
   args: Record<string, unknown>,
   link: ServerLink,
   retried = false,
-): Promise<{ status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'stopped'; result: ToolResult }> {
+): Promise<{ status: 'ok' | 'tool_error' | 'failed' | 'timeout' | 'stopped' | 'task'; result: ToolResult }> {
   let connection = await link.connect();
   if (!connection.ok && connection.signIn !== undefined) connection = await link.signIn(connection.signIn.url);
   if (!connection.ok) return { status: 'failed', result: failure(`${entry.fullName} could not be called: ${connection.why}.`) };
@@ -166,6 +172,13 @@ async function invoke(
       { name: entry.tool, arguments: args },
       { signal: call.signal, timeout: deps.timeoutMs, onprogress: (update) => progress.push(progressLine(entry.server, entry.tool, update)) },
     );
+    // A task handle instead of a result: the call goes on as thread work, and the turn does not wait for it.
+    const handle = deps.tasks === undefined ? undefined : taskHandleOf(result);
+    if (handle !== undefined && deps.tasks !== undefined) {
+      const begun = await deps.tasks.begin({ worldId: turn.worldId, chatId: turn.chatId, requesterId: turn.requesterId }, entry.server, entry.tool, handle, connection.client);
+      if (begun.isError !== true) turn.notice(runningNote(entry.server, entry.tool));
+      return { status: begun.isError === true ? 'failed' : 'task', result: begun };
+    }
     const { outcome, hiddenRemoved } = cleanOutcome(result);
     if (hiddenRemoved > 0) deps.logger.warn({ tool: entry.fullName, hiddenRemoved }, 'hidden characters (Unicode tags, zero-width, bidi controls) removed from an MCP result');
     return { status: outcome.isError === true ? 'tool_error' : 'ok', result: outcome };

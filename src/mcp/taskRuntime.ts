@@ -1,0 +1,116 @@
+// MCP tasks in a running bot: a call answered with a task handle becomes a durable record (taskBook.ts) and the
+// turn goes on without waiting; this instance's poller (taskPoller.ts) starts with the app and stops at shutdown;
+// a task's end goes back to its thread as the requester's new turn (the chats' accept path, keyed by the task).
+import type { Client } from '@modelcontextprotocol/client';
+import { type Config, worldSettings } from '../config/config.ts';
+import type { McpServerConfig } from '../config/mcpSettings.ts';
+import type { Logger } from '../ops/log.ts';
+import type { IncomingMessage } from '../platform/port.ts';
+import type { Store } from '../store/types.ts';
+import type { ToolResult } from '../tools/contract.ts';
+import type { McpConnections } from './connections.ts';
+import { oneLine } from './serverConnection.ts';
+import { isRunning, TaskBook, type TaskRecord } from './taskBook.ts';
+import { TaskPoller } from './taskPoller.ts';
+import { cancelTask, type taskHandleOf } from './taskWire.ts';
+
+type Handle = NonNullable<ReturnType<typeof taskHandleOf>>;
+
+export interface TaskRuntimeDeps {
+  config: Config;
+  store: Store;
+  connections: McpConnections;
+  logger: Logger;
+}
+
+/** Who started the call, where. */
+export interface TaskOwner {
+  worldId: string;
+  chatId: string;
+  requesterId: string;
+}
+
+/** The line the thread reads when a call became a task (DESIGN: "<server>: <tool> is running as a task"). */
+export const runningNote = (server: string, tool: string): string => `${server}: ${tool} is running as a task`;
+
+export class McpTasks {
+  readonly book: TaskBook;
+  private poller: TaskPoller | undefined;
+
+  constructor(private readonly deps: TaskRuntimeDeps) {
+    this.book = new TaskBook(deps.store);
+  }
+
+  /** Starts polling here; `accept` queues a task's end as a turn (the dispatcher's accept). */
+  start(instanceId: string, accept: (message: IncomingMessage, keys: string[]) => Promise<unknown>): void {
+    const { config, logger } = this.deps;
+    this.poller ??= new TaskPoller({
+      store: this.deps.store,
+      book: this.book,
+      instanceId,
+      connect: (record) => this.connect(record),
+      end: async (record, text) => {
+        const message: IncomingMessage = { worldId: record.worldId, chatId: record.chatId, userId: record.requesterId, text: endMessage(record, text) };
+        const accepted = await accept(message, [`mcp-task-end:${record.id}`]);
+        if (accepted === 'refused') throw new Error('the store did not take the task\'s end');
+      },
+      logger,
+      timeoutMs: config.mcp.timeoutMs,
+    });
+    this.poller.start();
+  }
+
+  stop(): void {
+    this.poller?.stop();
+  }
+
+  /**
+   * A call its server turned into a task: recorded and adopted by this instance's poller, or cancelled on the server
+   * when the world already runs its bound of tasks. What the model reads now (its answer comes later).
+   */
+  async begin(owner: TaskOwner, server: string, tool: string, handle: Handle, client: Client): Promise<ToolResult> {
+    const { taskMaxMs, tasksPerWorld } = this.deps.config.mcp;
+    const now = Date.now();
+    const record = await this.book.add({ ...owner, server, tool, taskId: handle.taskId, status: handle.status, startedAt: now, deadline: now + taskMaxMs }, tasksPerWorld);
+    if (record === 'full') {
+      await cancelTask(client, handle.taskId, this.deps.config.mcp.timeoutMs).catch(() => undefined);
+      return { content: `mcp__${server}__${tool} was not run: this chat's workspace already runs ${tasksPerWorld} MCP tasks (MCP_TASKS_PER_WORLD); try again once one has ended.`, isError: true };
+    }
+    await this.poller?.adopt(record);
+    this.deps.logger.info({ task: record.id, server, tool, chatId: owner.chatId }, 'MCP call running as a task');
+    return { content: `${runningNote(server, tool)} (${record.id}). Its result comes back to this thread as a new message when it ends; do not wait for it: tell the person it is running.` };
+  }
+
+  /** The requester's connection to the task's server, as their turns make it. */
+  private async connect(record: TaskRecord): Promise<Client | string> {
+    const server = this.deps.config.mcp.servers.find((entry: McpServerConfig) => entry.name === record.server);
+    if (server === undefined) return `the MCP server ${record.server} is no longer configured`;
+    const world = worldSettings(this.deps.config, record.worldId);
+    const network = world.network.includes('*') || world.network.includes(server.name);
+    const connected = await this.deps.connections.get(server, { worldId: record.worldId, personId: record.requesterId, network, egressAllow: world.egressAllow, credentials: world.credentials });
+    return connected.ok ? connected.client : connected.why;
+  }
+
+  /** Whether the task still runs (a Cancel click on an ended one is answered so). */
+  async running(id: string): Promise<TaskRecord | undefined> {
+    const record = await this.book.get(id);
+    return record !== undefined && isRunning(record.status) ? record : undefined;
+  }
+
+  /** Sends tasks/cancel; the poller sees `cancelled` on its next poll and ends the task once. */
+  async cancel(record: TaskRecord): Promise<string | undefined> {
+    const client = await this.connect(record);
+    if (typeof client === 'string') return client;
+    try {
+      await cancelTask(client, record.taskId, this.deps.config.mcp.timeoutMs);
+      return undefined;
+    } catch (error) {
+      return `the MCP server ${record.server} did not cancel it (${oneLine((error as Error).message)})`;
+    }
+  }
+}
+
+/** The new turn's text: the model reads what ended, and answers the person in the thread. */
+function endMessage(record: TaskRecord, text: string): string {
+  return `[The MCP task ${record.server}: ${record.tool} that you started in this thread has ended. Tell the person the outcome.]\n${text}`;
+}
