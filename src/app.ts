@@ -140,7 +140,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   await access.start();
   const { dispatcher, routines } = queueTurns(base, { engine, budgets, access, approvals, audit, instanceId, stateKey: stateKey.secret, routineParts, queue: options.queue });
   // Calls running as MCP tasks: polled here (one instance at a time each); their ends are queued as turns.
-  mcp?.tasks.start(instanceId, (message, keys) => dispatcher.accept(message, keys));
+  mcp?.tasks.start(instanceId, (message, keys) => dispatcher.accept(message, keys), (platform) => dispatcher.port(platform));
   metrics.watch({
     backlog: () => dispatcher.backlog(),
     // The approvals namespace is listed through its index: the cost is the questions kept, not the store's size.

@@ -15,6 +15,7 @@ import { registerMessageEvents, RetryLater } from './messages.ts';
 import { SlackApi, slackErrorCode, webClientOptions, type Identity } from './slackApi.ts';
 import { registerRoutineCommands } from './routineCommands.ts';
 import { registerStopClicks } from './stop.ts';
+import { registerTaskCancelClicks } from './taskCancel.ts';
 import { BackgroundTasks } from './tasks.ts';
 import { ThreadMemory } from './threads.ts';
 import { slackPort } from './turns.ts';
@@ -85,6 +86,7 @@ function registerListeners(bolt: BoltApp, base: { core: Core; api: SlackApi; tas
   registerAssistantThreads(bolt, { core, api, logger });
   registerAppHome(bolt, { core, api, logger });
   registerStopClicks(bolt, { core, api, dedupe, tasks, logger });
+  registerTaskCancelClicks(bolt, { core, api, dedupe, tasks, logger });
   registerRoutineCommands(bolt, { core, tasks, logger });
 }
 

@@ -1,4 +1,5 @@
 // Hands a Slack message to the core's durable queue; any instance then answers it in its thread.
+import { taskNoteBlocks } from './taskCancel.ts';
 import { type AcceptResult, type AdapterState, type Core, type MessageFile, parseInstallCommand, parseWorldId, type PlatformPort } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { downloadSlackFile } from './files.ts';
@@ -142,6 +143,11 @@ export function slackPort(
       const thread = slackThreadOf(chatId);
       if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
       await api.post({ channel: thread.channelId, threadTs: thread.threadTs, text: safeText(text) });
+    },
+    async postTaskNote(chatId, taskId, text) {
+      const thread = slackThreadOf(chatId);
+      if (!thread) throw new Error(`not a Slack chat id: ${chatId}`);
+      await api.post({ channel: thread.channelId, threadTs: thread.threadTs, text: safeText(text), blocks: taskNoteBlocks(safeText(text), taskId) });
     },
     // The app's DM with the person (a user id as the channel): the operator's budget alerts.
     async directMessage(userId, text) {

@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { type Config, worldSettings } from '../config/config.ts';
 import type { McpServerConfig } from '../config/mcpSettings.ts';
 import type { Logger } from '../ops/log.ts';
-import type { IncomingMessage } from '../platform/port.ts';
+import type { IncomingMessage, PlatformPort } from '../platform/port.ts';
 import type { Store } from '../store/types.ts';
 import type { ToolResult } from '../tools/contract.ts';
 import type { McpConnections } from './connections.ts';
@@ -36,14 +36,19 @@ export const runningNote = (server: string, tool: string): string => `${server}:
 export class McpTasks {
   readonly book: TaskBook;
   private poller: TaskPoller | undefined;
+  private portOf: (platform: string) => PlatformPort | undefined = () => undefined;
 
   constructor(private readonly deps: TaskRuntimeDeps) {
     this.book = new TaskBook(deps.store);
   }
 
-  /** Starts polling here; `accept` queues a task's end as a turn (the dispatcher's accept). */
-  start(instanceId: string, accept: (message: IncomingMessage, keys: string[]) => Promise<unknown>): void {
+  /**
+   * Starts polling here; `accept` queues a task's end as a turn (the dispatcher's accept), `port` posts a task's
+   * note with its Cancel button (the dispatcher's ports).
+   */
+  start(instanceId: string, accept: (message: IncomingMessage, keys: string[]) => Promise<unknown>, port: (platform: string) => PlatformPort | undefined): void {
     const { config, logger } = this.deps;
+    this.portOf = port;
     this.poller ??= new TaskPoller({
       store: this.deps.store,
       book: this.book,
@@ -68,7 +73,7 @@ export class McpTasks {
    * A call its server turned into a task: recorded and adopted by this instance's poller, or cancelled on the server
    * when the world already runs its bound of tasks. What the model reads now (its answer comes later).
    */
-  async begin(owner: TaskOwner, server: string, tool: string, handle: Handle, client: Client): Promise<ToolResult> {
+  async begin(owner: TaskOwner, server: string, tool: string, handle: Handle, client: Client, notice: (text: string) => void): Promise<ToolResult> {
     const { taskMaxMs, tasksPerWorld } = this.deps.config.mcp;
     const now = Date.now();
     const record = await this.book.add({ ...owner, server, tool, taskId: handle.taskId, status: handle.status, startedAt: now, deadline: now + taskMaxMs }, tasksPerWorld);
@@ -77,8 +82,36 @@ export class McpTasks {
       return { content: `mcp__${server}__${tool} was not run: this chat's workspace already runs ${tasksPerWorld} MCP tasks (MCP_TASKS_PER_WORLD); try again once one has ended.`, isError: true };
     }
     await this.poller?.adopt(record);
+    await this.note(record, notice);
     this.deps.logger.info({ task: record.id, server, tool, chatId: owner.chatId }, 'MCP call running as a task');
     return { content: `${runningNote(server, tool)} (${record.id}). Its result comes back to this thread as a new message when it ends; do not wait for it: tell the person it is running.` };
+  }
+
+  /** The thread's note with its Cancel button where the platform posts one; else a line under the turn's answer. */
+  private async note(record: TaskRecord, notice: (text: string) => void): Promise<void> {
+    const text = runningNote(record.server, record.tool);
+    // A world id starts with its platform ("slack:…", "discord:…").
+    const port = this.portOf(record.worldId.slice(0, record.worldId.indexOf(':')));
+    if (port?.postTaskNote === undefined) return notice(text);
+    try {
+      await port.postTaskNote(record.chatId, record.id, text);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, task: record.id }, 'posting an MCP task\'s note failed; said under the answer');
+      notice(text);
+    }
+  }
+
+  /** A Cancel click: only the requester or one of the world's approvers; the server is sent tasks/cancel. */
+  async cancelBy(id: string, userId: string): Promise<string> {
+    const record = await this.running(id);
+    if (record === undefined) return 'That task is no longer running.';
+    const label = `${record.server}: ${record.tool}`;
+    if (userId !== record.requesterId && !worldSettings(this.deps.config, record.worldId).approvers.includes(userId)) {
+      return `Only the person who started ${label} or an approver here can cancel it.`;
+    }
+    const failed = await this.cancel(record);
+    this.deps.logger.info({ task: record.id, by: userId, failed }, 'MCP task cancel requested');
+    return failed === undefined ? `Cancelling ${label}: the thread is told when it has stopped.` : `${label} could not be cancelled: ${failed}.`;
   }
 
   /** The requester's connection to the task's server, as their turns make it. */
@@ -91,14 +124,13 @@ export class McpTasks {
     return connected.ok ? connected.client : connected.why;
   }
 
-  /** Whether the task still runs (a Cancel click on an ended one is answered so). */
-  async running(id: string): Promise<TaskRecord | undefined> {
+  private async running(id: string): Promise<TaskRecord | undefined> {
     const record = await this.book.get(id);
     return record !== undefined && isRunning(record.status) ? record : undefined;
   }
 
   /** Sends tasks/cancel; the poller sees `cancelled` on its next poll and ends the task once. */
-  async cancel(record: TaskRecord): Promise<string | undefined> {
+  private async cancel(record: TaskRecord): Promise<string | undefined> {
     const client = await this.connect(record);
     if (typeof client === 'string') return client;
     try {

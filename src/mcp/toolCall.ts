@@ -16,7 +16,7 @@ import { LinearSchemaValidator } from './schemaValidator.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
 import { definitionHash, definitionKey, definitionOf, type GrantedDefinitions } from './toolDefinition.ts';
 import { grantSubject } from './toolNames.ts';
-import { type McpTasks, runningNote } from './taskRuntime.ts';
+import type { McpTasks } from './taskRuntime.ts';
 import { taskHandleOf } from './taskWire.ts';
 
 export interface CallDeps {
@@ -175,8 +175,7 @@ async function invoke(
     // A task handle instead of a result: the call goes on as thread work, and the turn does not wait for it.
     const handle = deps.tasks === undefined ? undefined : taskHandleOf(result);
     if (handle !== undefined && deps.tasks !== undefined) {
-      const begun = await deps.tasks.begin({ worldId: turn.worldId, chatId: turn.chatId, requesterId: turn.requesterId }, entry.server, entry.tool, handle, connection.client);
-      if (begun.isError !== true) turn.notice(runningNote(entry.server, entry.tool));
+      const begun = await deps.tasks.begin({ worldId: turn.worldId, chatId: turn.chatId, requesterId: turn.requesterId }, entry.server, entry.tool, handle, connection.client, (line) => turn.notice(line));
       return { status: begun.isError === true ? 'failed' : 'task', result: begun };
     }
     const { outcome, hiddenRemoved } = cleanOutcome(result);

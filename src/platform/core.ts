@@ -63,6 +63,8 @@ export interface CoreMcp {
   disconnect: Mcp['disconnect'];
   pendingLink(server: string, personId: string): Promise<string | undefined>;
   connected(server: string, personId: string): Promise<boolean>;
+  /** A Cancel click on an MCP task: what the clicker alone is told (cancelling, or why not). */
+  cancelTask(taskId: string, userId: string): Promise<string>;
 }
 
 /** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
@@ -168,6 +170,7 @@ export function createCore(parts: CoreParts): Core {
             disconnect: (name, personId) => mcp.disconnect(name, personId),
             pendingLink: (server, personId) => mcp.signIns.pendingLink(server, personId),
             connected: (server, personId) => mcp.signIns.connected(server, personId),
+            cancelTask: (taskId, userId) => mcp.tasks.cancelBy(taskId, userId),
           },
         }),
     state: adapterState(store),

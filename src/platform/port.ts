@@ -116,6 +116,11 @@ export interface PlatformPort {
   postRoot?(worldId: string, text: string): Promise<string>;
   /** Posts a plain note in a chat's thread (a run skipped while every instance was down). Throws when it cannot. */
   postNote?(chatId: string, text: string): Promise<void>;
+  /**
+   * Posts the note of an MCP call running as a task in its thread, with a Cancel button (Slack `mcp_task_cancel`,
+   * value the task id; Discord `task:<id>:cancel`) whose click goes to `Core.mcp.cancelTask`. Throws when it cannot.
+   */
+  postTaskNote?(chatId: string, taskId: string, text: string): Promise<void>;
   /** A direct message to one person (the operator's `admins`: budget alerts). Throws when it cannot. */
   directMessage?(userId: string, text: string): Promise<void>;
 }

@@ -1,0 +1,44 @@
+// An MCP call running as a task, in its Slack thread: the note with its Cancel button (action `mcp_task_cancel`,
+// value the task id), and the click, answered privately to the clicker (the core decides who may cancel).
+import type { App as BoltApp } from '@slack/bolt';
+import type { Core, DeliveryDedupe } from '../../src/platform/index.ts';
+import type { Logger } from '../../src/ops/log.ts';
+import { approvalClickSchema } from './payloads.ts';
+import type { SlackBlock } from './slackBlock.ts';
+import { slackErrorCode, type SlackApi } from './slackApi.ts';
+import type { BackgroundTasks } from './tasks.ts';
+
+export const TASK_CANCEL_ACTION_ID = 'mcp_task_cancel';
+
+/** The note's blocks: its text, and the Cancel button. */
+export function taskNoteBlocks(text: string, taskId: string): SlackBlock[] {
+  return [
+    { type: 'section', text: { type: 'plain_text', text } },
+    { type: 'actions', block_id: 'mcp_task', elements: [{ type: 'button', action_id: TASK_CANCEL_ACTION_ID, text: { type: 'plain_text', text: 'Cancel' }, value: taskId }] },
+  ] as SlackBlock[];
+}
+
+export function registerTaskCancelClicks(bolt: BoltApp, deps: { core: Core; api: SlackApi; dedupe: DeliveryDedupe; tasks: BackgroundTasks; logger: Logger }): void {
+  bolt.action(TASK_CANCEL_ACTION_ID, async ({ ack, body }) => {
+    await ack();
+    const parsed = approvalClickSchema.safeParse(body);
+    if (!parsed.success) return void deps.logger.warn({ issue: parsed.error.issues[0]?.message }, 'malformed Slack task Cancel click ignored');
+    const payload = parsed.data;
+    const taskId = payload.actions[0]?.value;
+    const channelId = payload.container?.channel_id ?? payload.channel?.id;
+    const threadTs = payload.container?.thread_ts ?? payload.message?.thread_ts;
+    const mcp = deps.core.mcp;
+    if (!taskId || !channelId || mcp === undefined) return;
+    deps.tasks.run('task cancel click', async () => {
+      const delivery = await deps.dedupe.take([`click:${payload.trigger_id ?? `${payload.user.id}:${taskId}`}`]);
+      if (delivery === undefined) return;
+      try {
+        const answer = await mcp.cancelTask(taskId, payload.user.id);
+        await deps.api.postEphemeral({ channel: channelId, user: payload.user.id, text: answer, ...(threadTs ? { threadTs } : {}) });
+      } catch (error) {
+        deps.logger.error({ err: slackErrorCode(error), taskId }, 'handling a task Cancel click failed');
+      }
+      await delivery.done();
+    });
+  });
+}
