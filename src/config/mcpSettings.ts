@@ -65,7 +65,7 @@ export interface McpSettings {
   publicUrl: string;
   /** MCP_TASK_MAX_MS: a call the server turned into a task is cancelled this long after it started. */
   taskMaxMs: number;
-  /** MCP_TASKS_PER_WORLD: tasks running at once in one world; a call past it waits for its answer as a plain call. */
+  /** MCP_TASKS_PER_WORLD: tasks running at once in one world; past it, a new task is cancelled on its server and the model told why. */
   tasksPerWorld: number;
 }
 
