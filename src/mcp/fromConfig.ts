@@ -11,12 +11,16 @@ import { McpConnections } from './connections.ts';
 import { SignIns } from './signIn.ts';
 import { TokenVault } from './tokenVault.ts';
 import { McpTools } from './mcpTools.ts';
+import { McpQuestions } from './questions/questions.ts';
+import { routeQuestion } from './questions/serverQuestions.ts';
 
 export interface Mcp {
   tools: McpTools;
   connections: McpConnections;
   /** Per-person sign-in: the callback route's work, `skillbot mcp disconnect`. */
   signIns: SignIns;
+  /** Servers' questions put to people (the platforms add their presenters; a click or submission answers them). */
+  questions: McpQuestions;
   /** The servers people sign in to one by one, and whether this person is connected to each (Slack's App Home). */
   accounts(personId: string): Promise<Array<{ server: string; connected: boolean }>>;
   /**
@@ -60,7 +64,15 @@ export function mcpFromConfig(
   const logger = deps.logger.child({ component: 'mcp' });
   const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
   // Stdio servers start from the executor's own sandbox plan, as its runs do.
-  const connections = new McpConnections({ launcher: { start: (spec) => deps.executor.startService(spec) }, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
+  const questions = new McpQuestions({ store: deps.store, audit: deps.audit, logger });
+  const connections = new McpConnections({
+    launcher: { start: (spec) => deps.executor.startService(spec) },
+    logger,
+    timeoutMs: config.mcp.timeoutMs,
+    botPaths: botPaths(config),
+    authProvider: (server, personId) => signIns.provider(server, personId),
+    onQuestion: routeQuestion(questions, logger),
+  });
   const tools = new McpTools({
     settings: config.mcp,
     budgetChars: config.agent.mcpToolBudgetChars,
@@ -77,6 +89,7 @@ export function mcpFromConfig(
     tools,
     connections,
     signIns,
+    questions,
     accounts: (personId) => Promise.all(personal.map(async (server) => ({ server: server.name, connected: await signIns.connected(server.name, personId) }))),
     async disconnect(name, personId) {
       const server = personal.find((entry) => entry.name === name);
