@@ -2,6 +2,7 @@
 // person (their sign-in) uses it: opened on first use, kept warm, restarted once if it dies then left down a while,
 // cut off when it passes a bound of byteBounds.ts, its tool list kept current (tools/list_changed).
 import { Client, type OAuthClientProvider, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { z } from 'zod';
 import { ByteMeter } from './byteBounds.ts';
 import { type McpServerConfig, runnerHint } from '../config/mcpSettings.ts';
 import type { Connected, ConnectionDeps, ConnectionScope, NotConnected } from './connectionTypes.ts';
@@ -10,6 +11,8 @@ import type { QuestionAsker } from './questions/questionTypes.ts';
 import { isUnauthorized } from './mcpErrors.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';
 import { remoteTransport, stdioTransport } from './transports.ts';
+
+const QUESTION_PARAMS = z.looseObject({ mode: z.enum(['form', 'url']).optional(), message: z.string(), requestedSchema: z.looseObject({}).optional(), url: z.string().optional() });
 
 const CLIENT_INFO = { name: 'skillbot', version: '1.0.0' };
 /** Tools kept of one server (pages read until then). */
@@ -104,7 +107,9 @@ export class ServerConnection {
       },
     });
     const onQuestion = this.deps.onQuestion;
-    if (onQuestion !== undefined) client.setRequestHandler('elicitation/create', (request) => onQuestion(name, request.params as QuestionParams, [...this.askers]));
+    // The params as the server sent them (the SDK's own parse drops what the spec's form schema does not name, such
+    // as `writeOnly`, which marks a field secret here); the SDK still checks their shape and the mode first.
+    if (onQuestion !== undefined) client.setRequestHandler('elicitation/create', { params: QUESTION_PARAMS }, (params) => onQuestion(name, params as QuestionParams, [...this.askers]));
     return client;
   }
 
