@@ -11,6 +11,7 @@ import type { TurnStops } from '../chats/stop.ts';
 import { formatUsage, type UsageTotals } from '../chats/usage.ts';
 import { type InstallCommand, type Installer, type InstallPlace, runInstallCommand } from '../install/index.ts';
 import type { Mcp } from '../mcp/fromConfig.ts';
+import type { McpQuestions } from '../mcp/questions/questions.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { hookLine, routineLine } from '../routines/commands.ts';
@@ -63,6 +64,8 @@ export interface CoreMcp {
   disconnect: Mcp['disconnect'];
   pendingLink(server: string, personId: string): Promise<string | undefined>;
   connected(server: string, personId: string): Promise<boolean>;
+  /** Servers' questions (docs/mcp.md, "Questions"): a platform shows them and hands back a person's click or form. */
+  questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening'>;
 }
 
 /** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
@@ -168,6 +171,7 @@ export function createCore(parts: CoreParts): Core {
             disconnect: (name, personId) => mcp.disconnect(name, personId),
             pendingLink: (server, personId) => mcp.signIns.pendingLink(server, personId),
             connected: (server, personId) => mcp.signIns.connected(server, personId),
+            questions: mcp.questions,
           },
         }),
     state: adapterState(store),
