@@ -64,7 +64,7 @@ export function mcpFromConfig(
   const logger = deps.logger.child({ component: 'mcp' });
   const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
   // Stdio servers start from the executor's own sandbox plan, as its runs do.
-  const questions = new McpQuestions({ store: deps.store, audit: deps.audit, logger });
+  const questions = new McpQuestions({ store: deps.store, audit: deps.audit, logger, stateKey: deps.stateKey });
   const connections = new McpConnections({
     launcher: { start: (spec) => deps.executor.startService(spec) },
     logger,

@@ -4,8 +4,10 @@
 // them; decline, the approval timeout (cancel) and a URL question (shown to the requester with its host) follow.
 // The platform here is the terminal world's presenter, recording what it is asked to show and answering as the
 // person does (through app.mcp.questions.answer, the call a click or a modal's submission makes).
-import { realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import KeyvSqlite from '@keyv/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { createAuditLog } from '../../src/approvals/index.ts';
@@ -16,13 +18,27 @@ const SERVER = join(import.meta.dirname, 'fixtures', 'elicitServer.mjs');
 const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 
 let bot: McpHarness;
+const STORE_FILE = join(mkdtempSync(join(tmpdir(), 'skillbot-questions-')), 'store.sqlite');
+
+/** The store's rows whose key ends with `suffix`, as they are in the file, read over a connection of its own. */
+async function rawRows(suffix: string): Promise<string> {
+  const raw = new KeyvSqlite({ uri: `sqlite://${STORE_FILE}` });
+  try {
+    const rows = (await raw.query('SELECT key, value FROM keyv')) as Array<{ key: string; value: string }>;
+    return JSON.stringify(rows.filter((row) => row.key.endsWith(suffix)));
+  } finally {
+    await raw.close();
+  }
+}
 const shown: McpQuestion[] = [];
 const marked: McpQuestion[] = [];
 /** What the person does with the next question shown. */
 let respond: (question: McpQuestion) => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  bot = await startMcpHarness({ deployer: { command: 'node', args: [SERVER, SERVER_SDK] } }, { mcpNoApproval: ['mcp__deployer__*'] });
+  bot = await startMcpHarness({ deployer: { command: 'node', args: [SERVER, SERVER_SDK] } }, { mcpNoApproval: ['mcp__deployer__*'] }, (config) => {
+    config.storeUrl = `sqlite://${STORE_FILE}`;
+  });
   bot.app.mcp!.questions.addPresenter('terminal', {
     async present(question) {
       shown.push(question);
@@ -69,6 +85,11 @@ describe('MCP questions', () => {
     expect(entry).toMatchObject({ outcome: 'accept', decidedBy: 'U1', requestedBy: 'U1', skillId: 'mcp__deployer' });
     expect(JSON.stringify(entry)).not.toContain('hunter2');
     expect(JSON.stringify(entry)).toContain('[secret]');
+    // The answered record (kept for late clicks, read by the waiting instance) holds the values sealed only.
+    const rows = await rawRows(`question:${shown.at(-1)!.id}`);
+    expect(rows).toContain('sealedContent');
+    expect(rows).not.toContain('hunter2');
+    expect(rows).not.toContain('release day');
   }, 60_000);
 
   it('tells the server decline when the requester declines', async () => {

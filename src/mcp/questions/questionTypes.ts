@@ -1,5 +1,6 @@
 // What a server's question (elicitation) is to the core and to the platforms that show it.
-import type { RequestedSchema, Values } from './questionForm.ts';
+import type { Encrypted } from '../../keys/sealing.ts';
+import type { RequestedSchema } from './questionForm.ts';
 
 export type QuestionAction = 'accept' | 'decline' | 'cancel';
 
@@ -26,7 +27,11 @@ export interface McpQuestion {
   /** Set by the platform that showed it (Slack channel+ts, Discord message id). */
   platformRef?: string;
   action?: QuestionAction;
-  content?: Values;
+  /**
+   * The values given (accept), sealed with the state key: they pass through the store only to reach the instance
+   * whose call waits, and may be secret (a password), so a copy of the store never shows them.
+   */
+  sealedContent?: Encrypted;
   /** Who answered, or `system:timeout` / `system:stopped`. */
   decidedBy?: string;
 }

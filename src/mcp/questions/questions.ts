@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { type AuditLog, platformOf } from '../../approvals/index.ts';
+import { type Cipher, MCP_ANSWERS_LABEL, stateKeyCipher } from '../../keys/sealing.ts';
 import type { Logger } from '../../ops/log.ts';
 import type { Store } from '../../store/types.ts';
 import { stripHidden } from '../../text/hidden.ts';
@@ -27,6 +28,8 @@ export interface QuestionsDeps {
   store: Store;
   audit: AuditLog;
   logger: Logger;
+  /** Seals the values given in the store (they may be secret); the instance whose call waits opens them. */
+  stateKey: Buffer;
   now?: () => number;
 }
 
@@ -35,9 +38,11 @@ export class McpQuestions {
   private readonly waiters = new Map<string, (question: McpQuestion) => void>();
   private subscribed: Promise<unknown> | undefined;
   private readonly now: () => number;
+  private readonly cipher: Cipher;
 
   constructor(private readonly deps: QuestionsDeps) {
     this.now = deps.now ?? Date.now;
+    this.cipher = stateKeyCipher(deps.stateKey, MCP_ANSWERS_LABEL);
   }
 
   addPresenter(platform: string, presenter: QuestionPresenter): () => void {
@@ -68,7 +73,11 @@ export class McpQuestions {
       await this.decide(question.id, 'cancel', 'system:unshown');
     }
     const final = await answered;
-    return final.action === 'accept' ? { action: 'accept', ...(final.content === undefined ? {} : { content: final.content }) } : { action: final.action ?? 'cancel' };
+    if (final.action !== 'accept') return { action: final.action ?? 'cancel' };
+    if (final.sealedContent === undefined) return { action: 'accept' };
+    const content = this.cipher.decrypt<Values>(final.sealedContent);
+    // Values that do not open (another state key, tampered with) are never sent: the server hears cancel.
+    return content === undefined ? { action: 'cancel' } : { action: 'accept', content };
   }
 
   /**
@@ -162,9 +171,9 @@ export class McpQuestions {
   private async decide(id: string, action: QuestionAction, decidedBy: string, content?: Values): Promise<McpQuestion | undefined> {
     const question = await this.get(id);
     if (question === undefined || question.status !== 'pending') return undefined;
-    const answered: McpQuestion = { ...question, status: 'answered', action, decidedBy, ...(content === undefined ? {} : { content }) };
+    const answered: McpQuestion = { ...question, status: 'answered', action, decidedBy, ...(content === undefined ? {} : { sealedContent: this.cipher.encrypt(content) }) };
     if (!(await this.deps.store.compareAndSet('mcp', key(id), 'pending', answered, KEEP_MS))) return undefined;
-    await this.audit(answered);
+    await this.audit(answered, content);
     await this.deps.store.publish(QUESTION_CHANNEL, id).catch(() => undefined);
     this.waiters.get(id)?.(answered);
     const presenter = this.presenters.get(platformOf(question.worldId));
@@ -172,9 +181,9 @@ export class McpQuestions {
     return answered;
   }
 
-  private async audit(question: McpQuestion): Promise<void> {
+  private async audit(question: McpQuestion, content: Values | undefined): Promise<void> {
     const fields = question.schema === undefined ? [] : questionFields(question.schema);
-    const values = question.content === undefined ? '' : JSON.stringify(loggableValues(fields, question.content));
+    const values = content === undefined ? '' : JSON.stringify(loggableValues(fields, content));
     const outcome = question.decidedBy === 'system:timeout' ? 'timeout' : (question.action ?? 'cancel');
     this.deps.logger.info({ server: question.server, questionId: question.id, outcome, decidedBy: question.decidedBy, mode: question.mode }, 'MCP question decided');
     await this.deps.audit.record({
