@@ -7,6 +7,7 @@ import { registerAccess } from './access.ts';
 import { registerAppHome } from './appHome.ts';
 import { registerApprovalClicks } from './approvalClicks.ts';
 import { registerInstallPicks } from './installPicks.ts';
+import { registerQuestionActions, SlackQuestionPresenter } from './mcpQuestions.ts';
 import { registerAssistantThreads } from './assistantThreads.ts';
 import { SlackApprovalPresenter } from './approvalPresenter.ts';
 import { boltLogger } from './boltLogger.ts';
@@ -88,6 +89,7 @@ function registerListeners(bolt: BoltApp, base: { core: Core; api: SlackApi; tas
   registerStopClicks(bolt, { core, api, dedupe, tasks, logger });
   registerTaskCancelClicks(bolt, { core, api, dedupe, tasks, logger });
   registerRoutineCommands(bolt, { core, tasks, logger });
+  registerQuestionActions(bolt, { core, api, logger });
 }
 
 /** Connects to Slack, registers every listener, and gives the core its presenter and port. */
@@ -105,6 +107,7 @@ export async function startSlack(core: Core, http: HttpServer): Promise<RunningP
   registerListeners(bolt, { core, api, tasks, logger }, identity, () => accepting);
   // Kept after stop(): app.close() then marks the questions still open as expired, in their messages.
   core.approvals.addPresenter('slack', new SlackApprovalPresenter(api));
+  core.mcp?.questions.addPresenter('slack', new SlackQuestionPresenter(api));
   const fileAccess = { token: botToken, maxBytes: core.settings.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) };
   const removePort = core.turns.addPort('slack', slackPort(api, core.state, logger, undefined, fileAccess, identity));
 

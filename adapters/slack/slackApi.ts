@@ -106,8 +106,7 @@ export class SlackApi {
       this.#client.chat.postMessage({
         channel: args.channel,
         text: args.text,
-        ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
-        ...(args.blocks ? { blocks: args.blocks } : {}),
+        ...(args.threadTs ? { thread_ts: args.threadTs } : {}), ...(args.blocks ? { blocks: args.blocks } : {}),
         unfurl_links: false,
         unfurl_media: false,
       }),
@@ -179,13 +178,13 @@ export class SlackApi {
   }
 
   /** A message only `user` sees. */
-  async postEphemeral(args: { channel: string; user: string; text: string; threadTs?: string }): Promise<void> {
+  async postEphemeral(args: { channel: string; user: string; text: string; threadTs?: string; blocks?: SlackBlock[] }): Promise<void> {
     await this.#withRateLimit('chat.postEphemeral', () =>
       this.#client.chat.postEphemeral({
         channel: args.channel,
         user: args.user,
         text: args.text,
-        ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
+        ...(args.threadTs ? { thread_ts: args.threadTs } : {}), ...(args.blocks ? { blocks: args.blocks } : {}),
       }),
     );
   }

@@ -9,8 +9,10 @@ export interface AuditEntry {
   /**
    * `integrity`: a grant or approval record in the store failed its MAC check and was ignored. `install`: a step
    * of installing, updating or removing skills (outcome `requested`, `refused`, `declined`, `installed`, `updated`, `removed`).
+   * `question`: an MCP server's question to a person (outcome `accept`, `decline`, `cancel`, `timeout`; the values
+   * given, a secret field's never, in its item's args).
    */
-  kind: 'approval' | 'run' | 'integrity' | 'install';
+  kind: 'approval' | 'run' | 'integrity' | 'install' | 'question';
   worldId: string;
   chatId: string;
   skillId: string;

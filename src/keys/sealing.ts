@@ -26,6 +26,9 @@ export const HOOK_SECRET_LABEL = 'skillbot-hook';
 /** The HKDF info of the AES key of MCP sign-in tokens (src/mcp/tokenVault.ts). */
 export const MCP_TOKENS_LABEL = 'skillbot mcp oauth tokens';
 
+/** The HKDF info of the AES key of the values a person gave a server's question (src/mcp/questions). */
+export const MCP_ANSWERS_LABEL = 'skillbot mcp question answers';
+
 const MIN_SECRET_BYTES = 16;
 
 function checked(secret: Buffer): Buffer {
@@ -79,7 +82,7 @@ export interface Cipher {
 }
 
 /** AES-256-GCM of JSON values, under a key derived from the state key (HKDF-SHA256, the use's label as info). */
-export function stateKeyCipher(secret: Buffer, label: typeof MCP_TOKENS_LABEL): Cipher {
+export function stateKeyCipher(secret: Buffer, label: typeof MCP_TOKENS_LABEL | typeof MCP_ANSWERS_LABEL): Cipher {
   const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), label, 32));
   return {
     encrypt(value) {

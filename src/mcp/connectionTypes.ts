@@ -1,10 +1,12 @@
 // What a connection to an MCP server is to those who use it, and what it needs: kept apart so the connection
 // (serverConnection.ts), its transport (transports.ts) and the pool (connections.ts) share them without a circle.
-import type { Client, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
+import type { Client, ElicitResult, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { ServiceLauncher } from '../exec/longRunning.ts';
 import type { Logger } from '../ops/log.ts';
 import type { McpServerConfig } from '../config/mcpSettings.ts';
+import type { QuestionParams } from './questions/questions.ts';
+import type { QuestionAsker } from './questions/questionTypes.ts';
 
 export type Connected = {
   ok: true;
@@ -13,6 +15,8 @@ export type Connected = {
   tools: () => readonly Tool[];
   /** Why the server was cut off (a bound of byteBounds.ts passed), once it was. */
   cutOff: () => string | undefined;
+  /** Runs a call on this connection for `asker`: a question the server asks meanwhile goes to them. */
+  asking<T>(asker: QuestionAsker, call: () => Promise<T>): Promise<T>;
 };
 export type NotConnected = { ok: false; why: string; signIn?: { url: string } };
 
@@ -33,6 +37,8 @@ export interface ConnectionDeps {
   timeoutMs: number;
   /** Per-person OAuth for http/sse servers without static headers (absent: no sign-in). */
   authProvider?: (server: McpServerConfig & { type: 'http' | 'sse' }, personId: string) => OAuthClientProvider & { pendingUrl(): string | undefined };
+  /** A server's question (elicitation) with the calls its connection is serving (absent: every question is cancelled). */
+  onQuestion?: (server: string, params: QuestionParams, askers: readonly QuestionAsker[]) => Promise<ElicitResult>;
   /** Called when a server's tool list changed, so cached tool sets are rebuilt. */
   onToolsChanged?: () => void;
   /** The bot's own folders (its working folder, store, workspaces, config): a stdio server never sees them. */

@@ -12,6 +12,8 @@ import { SignIns } from './signIn.ts';
 import { TokenVault } from './tokenVault.ts';
 import { McpTools } from './mcpTools.ts';
 import { McpTasks } from './taskRuntime.ts';
+import { McpQuestions } from './questions/questions.ts';
+import { routeQuestion } from './questions/serverQuestions.ts';
 
 export interface Mcp {
   tools: McpTools;
@@ -20,6 +22,8 @@ export interface Mcp {
   signIns: SignIns;
   /** Calls running as tasks: the app starts their polling (`tasks.start`) and stops it at shutdown. */
   tasks: McpTasks;
+  /** Servers' questions put to people (the platforms add their presenters; a click or submission answers them). */
+  questions: McpQuestions;
   /** The servers people sign in to one by one, and whether this person is connected to each (Slack's App Home). */
   accounts(personId: string): Promise<Array<{ server: string; connected: boolean }>>;
   /**
@@ -63,7 +67,15 @@ export function mcpFromConfig(
   const logger = deps.logger.child({ component: 'mcp' });
   const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
   // Stdio servers start from the executor's own sandbox plan, as its runs do.
-  const connections = new McpConnections({ launcher: { start: (spec) => deps.executor.startService(spec) }, logger, timeoutMs: config.mcp.timeoutMs, botPaths: botPaths(config), authProvider: (server, personId) => signIns.provider(server, personId) });
+  const questions = new McpQuestions({ store: deps.store, audit: deps.audit, logger, stateKey: deps.stateKey });
+  const connections = new McpConnections({
+    launcher: { start: (spec) => deps.executor.startService(spec) },
+    logger,
+    timeoutMs: config.mcp.timeoutMs,
+    botPaths: botPaths(config),
+    authProvider: (server, personId) => signIns.provider(server, personId),
+    onQuestion: routeQuestion(questions, logger),
+  });
   const tasks = new McpTasks({ config, store: deps.store, connections, logger });
   const tools = new McpTools({
     tasks,
@@ -83,6 +95,7 @@ export function mcpFromConfig(
     connections,
     signIns,
     tasks,
+    questions,
     accounts: (personId) => Promise.all(personal.map(async (server) => ({ server: server.name, connected: await signIns.connected(server.name, personId) }))),
     async disconnect(name, personId) {
       const server = personal.find((entry) => entry.name === name);

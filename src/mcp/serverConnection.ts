@@ -2,12 +2,17 @@
 // person (their sign-in) uses it: opened on first use, kept warm, restarted once if it dies then left down a while,
 // cut off when it passes a bound of byteBounds.ts, its tool list kept current (tools/list_changed).
 import { Client, type OAuthClientProvider, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { z } from 'zod';
 import { ByteMeter } from './byteBounds.ts';
 import { type McpServerConfig, runnerHint } from '../config/mcpSettings.ts';
 import type { Connected, ConnectionDeps, ConnectionScope, NotConnected } from './connectionTypes.ts';
+import type { QuestionParams } from './questions/questions.ts';
+import type { QuestionAsker } from './questions/questionTypes.ts';
 import { isUnauthorized } from './mcpErrors.ts';
 import { LinearSchemaValidator } from './schemaValidator.ts';
 import { remoteTransport, stdioTransport } from './transports.ts';
+
+const QUESTION_PARAMS = z.looseObject({ mode: z.enum(['form', 'url']).optional(), message: z.string(), requestedSchema: z.looseObject({}).optional(), url: z.string().optional() });
 
 const CLIENT_INFO = { name: 'skillbot', version: '1.0.0' };
 /** Tools kept of one server (pages read until then). */
@@ -41,6 +46,8 @@ export class ServerConnection {
   private meter = this.newMeter();
   /** One provider per connection: it keeps the link the SDK last sent the person to. */
   private provider: PersonProvider | undefined;
+  /** The calls this connection serves now: a server's question goes to their requester (questions/serverQuestions.ts). */
+  private readonly askers = new Set<QuestionAsker>();
 
   constructor(
     readonly server: McpServerConfig,
@@ -79,8 +86,10 @@ export class ServerConnection {
 
   private newClient(): Client {
     const name = this.server.name;
-    return new Client(CLIENT_INFO, {
-      capabilities: {},
+    const client = new Client(CLIENT_INFO, {
+      // Questions in both modes (form: a chat form; url: a link to the requester alone); a form's defaults are
+      // filled in by the SDK where the person left a field out.
+      capabilities: this.deps.onQuestion === undefined ? {} : { elicitation: { form: { applyDefaults: true }, url: {} } },
       // Output schemas are the server's: their patterns run in linear time (schemaValidator.ts).
       jsonSchemaValidator: new LinearSchemaValidator(),
       // 2026-07-28 where the server speaks it, the 2025 handshake otherwise (docs/mcp.md, "Protocol revisions").
@@ -97,6 +106,11 @@ export class ServerConnection {
         },
       },
     });
+    const onQuestion = this.deps.onQuestion;
+    // The params as the server sent them (the SDK's own parse drops what the spec's form schema does not name, such
+    // as `writeOnly`, which marks a field secret here); the SDK still checks their shape and the mode first.
+    if (onQuestion !== undefined) client.setRequestHandler('elicitation/create', { params: QUESTION_PARAMS }, (params) => onQuestion(name, params as QuestionParams, [...this.askers]));
+    return client;
   }
 
   private async open(): Promise<Connected | NotConnected> {
@@ -115,7 +129,15 @@ export class ServerConnection {
     client.onclose = () => this.died();
     this.deps.logger.info({ server: name, tools: this.tools.length, protocol: client.getNegotiatedProtocolVersion() }, 'MCP server connected');
     const meter = this.meter;
-    return { ok: true, client, tools: () => this.tools, cutOff: () => meter.why };
+    const asking = async <T>(asker: QuestionAsker, call: () => Promise<T>): Promise<T> => {
+      this.askers.add(asker);
+      try {
+        return await call();
+      } finally {
+        this.askers.delete(asker);
+      }
+    };
+    return { ok: true, client, tools: () => this.tools, cutOff: () => meter.why, asking };
   }
 
   private notConnected(error: unknown): NotConnected {

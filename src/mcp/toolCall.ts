@@ -48,6 +48,32 @@ export interface CallTurn {
   notice(text: string): void;
 }
 
+/** The SDK's own request timer is not used for calls (CallClock is): the longest a Node timer takes. */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+
+/** MCP_TIMEOUT_MS for one call, paused while the server waits on a person's answer. */
+class CallClock {
+  private timer: NodeJS.Timeout | undefined;
+  passed = false;
+
+  constructor(
+    private readonly ms: number,
+    private readonly onPassed: () => void,
+  ) {}
+
+  start(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.passed = true;
+      this.onPassed();
+    }, this.ms);
+  }
+
+  pause(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 const failure = (content: string): ToolResult => ({ content, isError: true });
 
 /** How a call reaches its server for the requester: connect, sign in when it answers 401, start afresh. */
@@ -167,10 +193,14 @@ async function invoke(
   if (turn.signal.aborted) stop();
   // Sending a progress token (the SDK does, with onprogress) lets the server say how far it is.
   const progress = new ProgressThrottle((line) => turn.progress(line));
+  const clock = new CallClock(deps.timeoutMs, () => call.abort(new Error('MCP_TIMEOUT_MS passed')));
   try {
-    const result = await connection.client.callTool(
-      { name: entry.tool, arguments: args },
-      { signal: call.signal, timeout: deps.timeoutMs, onprogress: (update) => progress.push(progressLine(entry.server, entry.tool, update)) },
+    // A question the server asks meanwhile goes to this turn's requester (questions/serverQuestions.ts). A person
+    // answering is not the server being slow: MCP_TIMEOUT_MS is paused while a question is open and starts again after.
+    const asker = { worldId: turn.worldId, chatId: turn.chatId, requesterId: turn.requesterId, turnId: turn.turnId, timeoutMs: turn.approvalTimeoutMs, signal: call.signal, onQuestion: (open: boolean) => (open ? clock.pause() : clock.start()) };
+    clock.start();
+    const result = await connection.asking(asker, () =>
+      connection.client.callTool({ name: entry.tool, arguments: args }, { signal: call.signal, timeout: NO_SDK_TIMEOUT, onprogress: (update) => progress.push(progressLine(entry.server, entry.tool, update)) }),
     );
     // A task handle instead of a result: the call goes on as thread work, and the turn does not wait for it.
     const handle = deps.tasks === undefined ? undefined : taskHandleOf(result);
@@ -190,12 +220,13 @@ async function invoke(
     const message = oneLine((error as Error).message);
     const cutOff = connection.cutOff();
     if (cutOff !== undefined) return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} was cut off (${cutOff}), and is left down for now.`) };
-    if (turn.signal.aborted) return { status: 'stopped', result: failure(`${entry.fullName} was cancelled: the person stopped the turn.`) };
-    if (isTimeout(error)) {
+    if (clock.passed || isTimeout(error)) {
       return { status: 'timeout', result: failure(`${entry.fullName} did not answer within ${Math.round(deps.timeoutMs / 1000)} seconds (MCP_TIMEOUT_MS), so the call was cancelled.`) };
     }
+    if (turn.signal.aborted) return { status: 'stopped', result: failure(`${entry.fullName} was cancelled: the person stopped the turn.`) };
     return { status: 'failed', result: failure(`${entry.fullName} failed: the MCP server ${entry.server} answered with an error or something unreadable (${message}).`) };
   } finally {
+    clock.pause();
     progress.stop();
     turn.signal.removeEventListener('abort', stop);
   }

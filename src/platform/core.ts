@@ -11,6 +11,7 @@ import type { TurnStops } from '../chats/stop.ts';
 import { formatUsage, type UsageTotals } from '../chats/usage.ts';
 import { type InstallCommand, type Installer, type InstallPlace, runInstallCommand } from '../install/index.ts';
 import type { Mcp } from '../mcp/fromConfig.ts';
+import type { McpQuestions } from '../mcp/questions/questions.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { hookLine, routineLine } from '../routines/commands.ts';
@@ -65,6 +66,8 @@ export interface CoreMcp {
   connected(server: string, personId: string): Promise<boolean>;
   /** A Cancel click on an MCP task: what the clicker alone is told (cancelling, or why not). */
   cancelTask(taskId: string, userId: string): Promise<string>;
+  /** Servers' questions (docs/mcp.md, "Questions"): a platform shows them and hands back a person's click or form. */
+  questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening'>;
 }
 
 /** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
@@ -171,6 +174,7 @@ export function createCore(parts: CoreParts): Core {
             pendingLink: (server, personId) => mcp.signIns.pendingLink(server, personId),
             connected: (server, personId) => mcp.signIns.connected(server, personId),
             cancelTask: (taskId, userId) => mcp.tasks.cancelBy(taskId, userId),
+            questions: mcp.questions,
           },
         }),
     state: adapterState(store),

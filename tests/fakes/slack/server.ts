@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { seededRandom } from '../anthropic/faults.ts';
 import { FakeSocketMode, type SocketModeLink } from './socketMode.ts';
-import { type AssistantCall, type EphemeralMessage, FakeWorkspace, type MethodResult, type PersonProfile, type PostedMessage, type PublishedView, type SeededMessage, type SharedFile, type UploadedFile, type WorkspaceInfo } from './webApi.ts';
+import { type AssistantCall, type EphemeralMessage, FakeWorkspace, type OpenedModal, type MethodResult, type PersonProfile, type PostedMessage, type PublishedView, type SeededMessage, type SharedFile, type UploadedFile, type WorkspaceInfo } from './webApi.ts';
 
 export interface FakeSlackOptions {
   botToken?: string;
@@ -63,6 +63,8 @@ export interface FakeSlack {
   /** Messages the bot deleted, as they last read. */
   readonly deleted: PostedMessage[];
   readonly ephemerals: EphemeralMessage[];
+  /** Modals the bot opened with views.open, in order. */
+  readonly modals: OpenedModal[];
   readonly responses: ResponseUrlPost[];
   /** assistant.threads.setStatus / setTitle / setSuggestedPrompts calls, in order. */
   readonly assistantCalls: AssistantCall[];
@@ -270,6 +272,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     messages: workspace.messages,
     deleted: workspace.deleted,
     ephemerals: workspace.ephemerals,
+    modals: workspace.modals,
     responses,
     assistantCalls: workspace.assistantCalls,
     views: workspace.views,

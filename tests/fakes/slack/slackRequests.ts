@@ -130,6 +130,39 @@ export class SlackSender {
     return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
   }
 
+  /**
+   * A modal's submission (`view_submission`), as the `payload` Slack posts: `answers` by block id, text for a text
+   * input, the picked value for a static_select, `true` ticking a checkbox. The bot's answer (an empty 200 closes
+   * the modal; `response_action: errors` keeps it open with a message under each named input) is the response.
+   */
+  submitView(input: { user: string; view: { id: string; callback_id?: string; private_metadata?: string; blocks: Array<Record<string, unknown>> }; answers: Record<string, string | boolean> }, options: SendOptions = {}): Promise<SlackResponse> {
+    const values: Record<string, Record<string, unknown>> = {};
+    for (const block of input.view.blocks) {
+      if (block.type !== 'input') continue;
+      const element = block.element as { type: string; action_id: string; options?: Array<{ value: string }> };
+      const answer = input.answers[String(block.block_id)];
+      const state =
+        element.type === 'checkboxes'
+          ? { type: 'checkboxes', selected_options: answer === true ? (element.options ?? []) : [] }
+          : element.type === 'static_select'
+            ? { type: 'static_select', selected_option: (element.options ?? []).find((option) => option.value === answer) ?? null }
+            : { type: element.type, value: typeof answer === 'string' ? answer : null };
+      values[String(block.block_id)] = { [element.action_id]: state };
+    }
+    const payload = {
+      type: 'view_submission',
+      team: { id: this.workspace.teamId, domain: 'fake' },
+      user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: this.workspace.teamId },
+      api_app_id: 'AFAKEAPP',
+      token: 'legacy-verification-token',
+      trigger_id: `${Date.now()}.${randomBytes(4).toString('hex')}`,
+      view: { id: input.view.id, team_id: this.workspace.teamId, type: 'modal', blocks: input.view.blocks, private_metadata: input.view.private_metadata ?? '', callback_id: input.view.callback_id ?? '', state: { values }, hash: randomBytes(6).toString('hex'), app_id: 'AFAKEAPP', bot_id: 'BFAKE' },
+      response_urls: [],
+      is_enterprise_install: false,
+    };
+    return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
+  }
+
   /** A button click, as the `payload` form field Slack posts. */
   click(input: ClickInput, options: SendOptions = {}): Promise<SlackResponse> {
     const payload = clickPayload(this.workspace, input);

@@ -43,10 +43,19 @@ export interface PublishedView {
   at: number;
 }
 
+/** A modal opened with views.open (answering a click's trigger_id). */
+export interface OpenedModal {
+  id: string;
+  triggerId: string;
+  view: { type: 'modal'; callback_id?: string; private_metadata?: string; blocks: Array<Record<string, unknown>> };
+  at: number;
+}
+
 export interface EphemeralMessage {
   channel: string;
   user: string;
   text: string;
+  blocks?: unknown[];
   threadTs?: string;
   at: number;
 }
@@ -127,6 +136,7 @@ export class FakeWorkspace {
   /** Messages chat.delete removed, as they last read (with their edits): what people saw, then did not. */
   readonly deleted: PostedMessage[] = [];
   readonly ephemerals: EphemeralMessage[] = [];
+  readonly modals: OpenedModal[] = [];
   /** Channels the bot may not post in, with the error Slack gives (`not_in_channel`, `channel_not_found`). */
   readonly refusedChannels = new Map<string, string>();
   readonly sharedFiles = new Map<string, SharedFile>();
@@ -234,6 +244,8 @@ export class FakeWorkspace {
         return this.#assistant(method, params);
       case 'views.publish':
         return this.#publish(params);
+      case 'views.open':
+        return this.#openModal(params);
       default:
         return fail('unknown_method');
     }
@@ -471,6 +483,20 @@ export class FakeWorkspace {
     return { ok: true, view: { id: `V${this.views.length}`, type: 'home' } };
   }
 
+  /** Slack's checks of a modal: a trigger id, type modal, a title of at most 24 characters, at most 100 blocks. */
+  #openModal(params: Record<string, unknown>): MethodResult {
+    const triggerId = str(params, 'trigger_id');
+    let view: unknown = params.view;
+    if (typeof view === 'string') view = JSON.parse(view) as unknown;
+    const shaped = view as OpenedModal['view'] & { title?: { text?: string } };
+    if (!triggerId) return fail('invalid_trigger_id');
+    if (shaped?.type !== 'modal' || !Array.isArray(shaped.blocks) || shaped.blocks.length > 100) return fail('invalid_arguments');
+    if (typeof shaped.title?.text !== 'string' || shaped.title.text.length > 24) return fail('invalid_arguments');
+    const id = `VMODAL${this.modals.length + 1}`;
+    this.modals.push({ id, triggerId, view: shaped, at: Date.now() });
+    return { ok: true, view: { id, type: 'modal', callback_id: shaped.callback_id } };
+  }
+
   #ephemeral(params: Record<string, unknown>): MethodResult {
     const channel = str(params, 'channel');
     const user = str(params, 'user');
@@ -479,7 +505,7 @@ export class FakeWorkspace {
     const content = this.#content(params);
     if (typeof content === 'string') return fail(content);
     const threadTs = str(params, 'thread_ts');
-    this.ephemerals.push({ channel, user, text: content.text, at: Date.now(), ...(threadTs ? { threadTs } : {}) });
+    this.ephemerals.push({ channel, user, text: content.text, at: Date.now(), ...(threadTs ? { threadTs } : {}), ...(content.blocks ? { blocks: content.blocks } : {}) });
     return { ok: true, message_ts: this.nextTs() };
   }
 }
