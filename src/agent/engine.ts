@@ -21,7 +21,7 @@ import { type ToolDeps, type TurnContext, turnContextOf } from './turnContext.ts
 import { historyOfTurn, replyOf, withFiles } from './turnMessages.ts';
 import { emptyUsage, type UsageTotals } from '../chats/usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
-import { type McpTools, privateReach } from '../mcp/mcpTools.ts';
+import { privateReach } from '../mcp/mcpTools.ts';
 import { joinToolSets, type ToolSet } from '../tools/contract.ts';
 
 export interface EngineDeps extends ToolDeps {
@@ -36,8 +36,6 @@ export interface EngineDeps extends ToolDeps {
   retry?: RetryPolicy;
   /** Each chat's files (/workspace), opened at the start of a turn and saved at its end. */
   workspaces: ChatWorkspaces;
-  /** The world's MCP tools (src/mcp), a tool set beside ours; absent: none. */
-  mcp?: McpTools;
   /** A world's settings; default: the config's (src/app.ts adds which installed skills belong elsewhere). */
   settingsFor?: (worldId: string) => WorldSettings;
   /** Worlds' daily token budgets (`dailyTokenBudget`): a turn opens only under it, and counts its spend as it closes. */
