@@ -1,6 +1,6 @@
 import { processOutput } from '../src/ops/commandOutput.ts';
-import { type PlatformLauncher, runCli } from '../src/cli/cli.ts';
-import { ConfigError } from '../src/config/config.ts';
+import { runCli } from '../src/cli/cli.ts';
+import { ConfigError, type PlatformLauncher } from '../src/platform/index.ts';
 import { discordEnabled } from './discord/enabled.ts';
 import { slackEnabled } from './slack/enabled.ts';
 
@@ -16,11 +16,11 @@ async function startingDiscord(start: () => Promise<Awaited<ReturnType<PlatformL
 
 // A platform's SDK is imported only when that platform starts: `skills list` never loads Bolt or discord.js.
 const platforms: PlatformLauncher[] = [
-  { name: 'slack', enabled: slackEnabled, start: async (app, http) => (await import('./slack/index.ts')).slackLauncher.start(app, http) },
+  { name: 'slack', enabled: slackEnabled, start: async (core, http) => (await import('./slack/index.ts')).slackLauncher.start(core, http) },
   {
     name: 'discord',
     enabled: discordEnabled,
-    start: (app, http) => startingDiscord(async () => (await import('./discord/index.ts')).discordLauncher.start(app, http)),
+    start: (core, http) => startingDiscord(async () => (await import('./discord/index.ts')).discordLauncher.start(core, http)),
   },
 ];
 
@@ -30,9 +30,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await runCli(argv, {
       platforms,
-      terminal: async (app, options) => {
+      terminal: async (core, options) => {
         const { runTerminalChat } = await import('./terminal/chat.ts');
-        return runTerminalChat(app, { input: process.stdin, output: process.stdout, ...options });
+        return runTerminalChat(core, { input: process.stdin, output: process.stdout, ...options });
       },
       output,
       env: process.env,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createApp } from '../src/app.ts';
-import type { IncomingMessage, TurnSink } from '../src/chats/platform.ts';
+import type { IncomingMessage, TurnSink } from '../src/platform/port.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
 import { bombPack, startHostileGitServer } from '../tests/fakes/hostileGitServer.ts';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IncomingMessage, PlatformPort } from '../src/chats/platform.ts';
+import type { IncomingMessage, PlatformPort } from '../src/platform/port.ts';
 import { silentLogger } from '../src/ops/log.ts';
 import { RoutineBook } from '../src/routines/book.ts';
 import type { Routine } from '../src/routines/records.ts';

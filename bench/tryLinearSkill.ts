@@ -66,7 +66,7 @@ const { app, http } = await createTestApp(
   { SLACK_BOT_TOKEN: slack.info.botToken, SLACK_SIGNING_SECRET: 'try-signing-secret-0123456789', SLACK_API_URL: slack.apiUrl },
 );
 mountOAuthCallback(http, app.mcp!.signIns);
-const running = await slackLauncher.start(app, http);
+const running = await slackLauncher.start(app.core, http);
 app.dispatcher.start();
 await http.listen(port, '127.0.0.1');
 const sender = new SlackSender(`http://127.0.0.1:${port}/slack/events`, 'try-signing-secret-0123456789', slack.info);

@@ -16,7 +16,7 @@ import { SCHEDULE_FOLLOWUP } from '../src/routines/followupTool.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
-import type { IncomingMessage, TurnSink } from '../src/chats/platform.ts';
+import type { IncomingMessage, TurnSink } from '../src/platform/port.ts';
 import { writeSkills } from '../tests/agent/harness.ts';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 

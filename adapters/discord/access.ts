@@ -2,9 +2,7 @@
 // command and button before it does anything. Role changes reach the cache through guildMemberUpdate when the
 // bot has the GuildMembers intent; without it, facts are read again after their lifetime (src/access/membership.ts).
 import { type Interaction, MessageFlags } from 'discord.js';
-import type { Access } from '../../src/access/access.ts';
-import type { Membership, MembershipSource } from '../../src/access/membership.ts';
-import { parseWorldId } from '../../src/chats/ids.ts';
+import { type Core, type Membership, type MembershipSource, parseWorldId } from '../../src/platform/index.ts';
 import type { DiscordApi } from './discordApi.ts';
 
 /** Discord has no guests or external members: only roles (`access.groups`) and bots. */
@@ -24,7 +22,7 @@ export function discordMembership(api: DiscordApi): MembershipSource {
  * Whether an interaction (a command, a button: approvals, Stop, install picks) may go on. A refused person gets
  * the note ephemerally, and nothing else happens; autocomplete just offers nothing.
  */
-export async function admitInteraction(interaction: Interaction, access: Access, worldId: string | undefined, direct: boolean): Promise<boolean> {
+export async function admitInteraction(interaction: Interaction, access: Core['access'], worldId: string | undefined, direct: boolean): Promise<boolean> {
   if (worldId === undefined) return true;
   const what = interaction.isButton() || interaction.isStringSelectMenu() ? `click ${interaction.customId.split(':')[0] ?? ''}` : interaction.isCommand() || interaction.isAutocomplete() ? `command /${interaction.commandName}` : 'interaction';
   const checked = await access.check(worldId, interaction.user.id, what, direct);

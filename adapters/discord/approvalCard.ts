@@ -1,6 +1,6 @@
 // How an approval looks in Discord: the question with three buttons (or its full text attached), then the outcome.
 import { ButtonStyle, ComponentType, escapeMarkdown } from 'discord.js';
-import { type ApprovalOption, type ApprovalRecord, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
+import { type ApprovalOption, type ApprovalRecord, SYSTEM_DECIDER_PREFIX } from '../../src/platform/index.ts';
 import type { MessageBody } from './discordApi.ts';
 import { pickNote, pickRows, repickedText } from './installPicks.ts';
 import { DISCORD_MESSAGE_LIMIT } from './messageLimits.ts';

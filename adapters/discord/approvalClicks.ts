@@ -1,7 +1,7 @@
 // A click on an approval button (`hitl:<id>:<option>`). It counts only for a pending approval of this channel,
 // from someone who may answer; anyone else is told why, privately, and nothing changes.
 import { type ButtonInteraction, MessageFlags } from 'discord.js';
-import type { ApprovalRuntime, ResponseResult } from '../../src/approvals/index.ts';
+import type { Core, ResponseResult } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { describeOutcome, parseCustomId } from './approvalCard.ts';
 import { channelFactsOf, locate, type ThreadDirectory, worldOf } from './places.ts';
@@ -14,7 +14,7 @@ const REPLIES: Record<Exclude<ResponseResult['kind'], 'accepted' | 'already_reso
 };
 
 export interface ClickDeps {
-  approvals: ApprovalRuntime;
+  core: Pick<Core, 'approvals'>;
   presenter: DiscordApprovalPresenter;
   threads: ThreadDirectory;
   log: Logger;
@@ -37,7 +37,7 @@ export async function answerApprovalClick(interaction: ButtonInteraction, deps: 
     return;
   }
   const { result, told } = await deps.presenter.duringClick(parsed.approvalId, interaction.user.id, ephemeral, () =>
-    deps.approvals.respond({ worldId, approvalId: parsed.approvalId, option: parsed.option, userId: interaction.user.id }),
+    deps.core.approvals.respond({ worldId, approvalId: parsed.approvalId, option: parsed.option, userId: interaction.user.id }),
   );
   deps.log.info({ approvalId: parsed.approvalId, option: parsed.option, userId: interaction.user.id, result: result.kind }, 'approval click');
   switch (result.kind) {

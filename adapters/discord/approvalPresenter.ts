@@ -1,5 +1,5 @@
 // Puts approval questions into Discord threads (or DMs) and edits them once resolved, from any instance.
-import { type ApprovalPresenter, type ApprovalRecord, type ResponseResult, SYSTEM_DECIDERS } from '../../src/approvals/index.ts';
+import { type ApprovalPresenter, type ApprovalRecord, type ResponseResult, SYSTEM_DECIDERS } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { questionMessage, resolvedMessage } from './approvalCard.ts';
 import type { ChatActivity } from './chatActivity.ts';

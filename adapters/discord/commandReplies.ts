@@ -1,7 +1,7 @@
 // Answers to slash commands: through the interaction's webhook where the turn runs here, else a channel message.
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage } from '../../src/platform/index.ts';
 import { ANSWER_BELOW_TEXT, type InteractionOutlet } from './outlets.ts';
 
 /**

@@ -1,6 +1,6 @@
 // The slash commands skillbot registers (`/ask`, `/skill`, `/skills`), to a guild or globally.
 import { ApplicationCommandOptionType, ApplicationCommandType, ComponentType } from 'discord.js';
-import type { Skill } from '../../src/skills/types.ts';
+import type { Skill } from '../../src/platform/index.ts';
 
 /** Guild (0) and the bot's DMs (1); installed to servers (0). */
 const WHERE = { contexts: [0, 1], integration_types: [0] };

@@ -1,5 +1,5 @@
 // The Discord platform for `skillbot start` (discord.js 14 over the gateway).
-import type { PlatformLauncher } from '../../src/cli/cli.ts';
+import type { PlatformLauncher } from '../../src/platform/index.ts';
 import { discordEnabled } from './enabled.ts';
 import { type DiscordOptions, startDiscord } from './platform.ts';
 

@@ -1,8 +1,7 @@
 // Picking skills of a collection on its install card: a string select (`pick:<approvalId>`). A pick closes the
 // card and the core asks anew, on a new card, for exactly the skills picked; "Yes" installs only what a card lists.
 import { ComponentType, MessageFlags, type StringSelectMenuInteraction } from 'discord.js';
-import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { Installer } from '../../src/install/index.ts';
+import type { ApprovalRecord, Core } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { channelFactsOf, locate, type ThreadDirectory, worldOf } from './places.ts';
 
@@ -44,14 +43,14 @@ export function repickedText(repicked: { by: string; picked: string[] }): string
   return `🔀 **Replaced**: <@${repicked.by}> picked ${repicked.picked.map((id) => `\`${id}\``).join(', ')}; the card below asks for exactly those. Nothing was installed from this one.`;
 }
 
-export async function answerPick(interaction: StringSelectMenuInteraction, deps: { installer: Installer; threads: ThreadDirectory; log: Logger }): Promise<void> {
+export async function answerPick(interaction: StringSelectMenuInteraction, deps: { core: Pick<Core, 'install'>; threads: ThreadDirectory; log: Logger }): Promise<void> {
   await interaction.deferUpdate();
   const worldId = worldOf(await locate(channelFactsOf(interaction.channel, interaction.channelId, interaction.guildId), deps.threads));
   const approvalId = interaction.customId.slice(PICK_PREFIX.length);
   const result =
     worldId === undefined
       ? { ok: false, text: 'This install card is no longer open, so the pick changed nothing.' }
-      : await deps.installer.pick({ worldId, approvalId, userId: interaction.user.id, ids: interaction.values });
+      : await deps.core.install.pick({ worldId, approvalId, userId: interaction.user.id, ids: interaction.values });
   deps.log.info({ approvalId, userId: interaction.user.id, ok: result.ok }, 'install pick');
   if (!result.ok) await interaction.followUp({ content: result.text, flags: MessageFlags.Ephemeral });
 }

@@ -1,11 +1,7 @@
 // Slash commands, autocomplete and buttons (approval, Stop, MCP Connect): each acknowledged within Discord's 3 seconds.
 import { type AutocompleteInteraction, type ChatInputCommandInteraction, type Interaction, MessageFlags } from 'discord.js';
-import type { Engine } from '../../src/agent/engine.ts';
-import type { ApprovalRuntime } from '../../src/approvals/index.ts';
+import type { Core, IncomingMessage } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
-import type { SkillRegistry } from '../../src/skills/registry.ts';
-import type { Store } from '../../src/store/types.ts';
 import { answerApprovalClick } from './approvalClicks.ts';
 import type { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import type { ChatActivity } from './chatActivity.ts';
@@ -17,40 +13,25 @@ import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { InteractionOutlet } from './outlets.ts';
 import { channelFactsOf, locate, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
 import { answerStopClick, STOP_PREFIX } from './stop.ts';
-import type { TurnStops } from '../../src/chats/stop.ts';
 import type { DiscordTurns } from './turns.ts';
-import type { Installer } from '../../src/install/index.ts';
 import { installWords, runInstallInteraction } from './installCommands.ts';
 import { answerConnectClick, CONNECT_PREFIX } from './mcpConnect.ts';
-import type { SignIns } from '../../src/mcp/signIn.ts';
 import { answerPick, PICK_PREFIX } from './installPicks.ts';
-import type { RoutineService } from '../../src/routines/service.ts';
 import { runRoutineInteraction } from './routineCommands.ts';
-import type { Access } from '../../src/access/access.ts';
 import { admitInteraction } from './access.ts';
 
 export interface InteractionDeps {
-  engine: Engine;
-  registry: SkillRegistry;
-  approvals: ApprovalRuntime;
+  /** The bot: skills, access checks, approvals, installs, routines, MCP accounts, the adapter's own state. */
+  core: Core;
   presenter: DiscordApprovalPresenter;
   activity: ChatActivity;
   api: DiscordApi;
   threads: ThreadDirectory;
   turns: DiscordTurns;
   replies: CommandReplies;
-  /** Queues the turn durably (`app.dispatcher.accept`); resolves once it is in the store, rejects if it is not. */
+  /** Queues the turn durably (`core.turns.accept`); resolves once it is in the store, rejects if it is not. */
   submit: (message: IncomingMessage) => Promise<void>;
-  store: Store;
-  stops: TurnStops;
   log: Logger;
-  installer: Installer;
-  /** MCP sign-ins (absent: no server configured): a Connect click's link. */
-  signIns?: SignIns;
-  /** `/routine` and `/hook` (src/routines). */
-  routines?: RoutineService;
-  /** Who may use the bot: every command and button of a refused person stops at it. */
-  access: Access;
 }
 
 const whereOf = (interaction: Interaction, deps: InteractionDeps) =>
@@ -70,14 +51,14 @@ async function listSkills(interaction: ChatInputCommandInteraction, deps: Intera
     await interaction.editReply({ content: 'I cannot tell which channel this is.' });
     return;
   }
-  const [first = [], ...rest] = skillListPages(deps.engine.invocableSkills(worldId));
+  const [first = [], ...rest] = skillListPages(deps.core.skills.forWorld(worldId));
   await interaction.editReply({ flags: MessageFlags.IsComponentsV2, components: first as never });
   for (const page of rest) await interaction.followUp({ flags: MessageFlags.Ephemeral | MessageFlags.IsComponentsV2, components: page as never });
 }
 
 /** Names a skill that does not exist: answered privately at once, before any model call. */
 async function refuseUnknownSkill(interaction: ChatInputCommandInteraction, id: string, deps: InteractionDeps): Promise<void> {
-  const closest = deps.registry.current().closest(id, 3);
+  const closest = deps.core.skills.closest(id, 3);
   const hint = closest.length > 0 ? ` Did you mean ${closest.map((candidate) => `\`${candidate}\``).join(', ')}?` : '';
   await interaction.reply({ content: `There is no skill \`${id}\`.${hint} \`/skills\` lists them.`, flags: MessageFlags.Ephemeral });
 }
@@ -91,12 +72,12 @@ async function refuseUnknownSkill(interaction: ChatInputCommandInteraction, id: 
 async function startTurn(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
   const skillId = interaction.commandName === 'skill' ? interaction.options.getString('id', true).trim() : undefined;
   // A `user-invocable: false` skill is the model's alone: to a person's command it does not exist.
-  if (skillId !== undefined && deps.registry.current().get(skillId)?.userInvocable !== true) return refuseUnknownSkill(interaction, skillId, deps);
+  if (skillId !== undefined && !deps.core.skills.invocable(skillId)) return refuseUnknownSkill(interaction, skillId, deps);
   const args = interaction.options.getString(skillId === undefined ? 'prompt' : 'args') ?? '';
   const text = skillId === undefined ? args : `/skill ${skillId} ${args}`.trim();
   // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
   const worldOfCommand = worldOf(await whereOf(interaction, deps));
-  const limited = worldOfCommand === undefined ? undefined : await deps.access.admitTurn(worldOfCommand, interaction.user.id, `discord:interaction:${interaction.id}`);
+  const limited = worldOfCommand === undefined ? undefined : await deps.core.access.admitTurn(worldOfCommand, interaction.user.id, `discord:interaction:${interaction.id}`);
   if (limited?.kind === 'limited') {
     await interaction.reply({ content: limited.note, flags: MessageFlags.Ephemeral });
     return;
@@ -109,7 +90,7 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
     await interaction.editReply({ content: 'I cannot work in this kind of channel.' });
     return;
   }
-  if (skillId !== undefined && !deps.engine.invocableSkills(worldId).some((skill) => skill.id === skillId)) {
+  if (skillId !== undefined && !deps.core.skills.forWorld(worldId).some((skill) => skill.id === skillId)) {
     await interaction.editReply({ content: `The skill \`${skillId}\` is not enabled in this channel.` });
     return;
   }
@@ -157,15 +138,15 @@ async function autocomplete(interaction: AutocompleteInteraction, deps: Interact
     await interaction.respond([]);
     return;
   }
-  await interaction.respond(skillChoices(deps.engine.invocableSkills(worldId), String(focused.value)));
+  await interaction.respond(skillChoices(deps.core.skills.forWorld(worldId), String(focused.value)));
 }
 
 /** Every interaction: slash commands, autocomplete, approval buttons. Each is handled by one instance. */
 export async function onInteraction(interaction: Interaction, deps: InteractionDeps): Promise<void> {
   // Every instance connected to the gateway receives it; one answers.
-  if (!(await claimInteraction(deps.store, interaction.id))) return;
+  if (!(await claimInteraction(deps.core.state, interaction.id))) return;
   const location = await whereOf(interaction, deps);
-  if (!(await admitInteraction(interaction, deps.access, worldOf(location), location.kind === 'dm'))) return;
+  if (!(await admitInteraction(interaction, deps.core.access, worldOf(location), location.kind === 'dm'))) return;
   if (interaction.isButton()) {
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
@@ -183,14 +164,14 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
     if (words !== undefined) return runInstallInteraction(interaction, words, await whereOf(interaction, deps), deps);
     return listSkills(interaction, deps);
   }
-  if ((interaction.commandName === 'routine' || interaction.commandName === 'hook') && deps.routines) {
+  if ((interaction.commandName === 'routine' || interaction.commandName === 'hook') ) {
     const where = await whereOf(interaction, deps);
-    return runRoutineInteraction(interaction, deps.routines, where.kind === 'dm' ? undefined : worldOf(where));
+    return runRoutineInteraction(interaction, deps.core.routines, where.kind === 'dm' ? undefined : worldOf(where));
   }
   if (interaction.commandName === 'ask' || interaction.commandName === 'skill') return startTurn(interaction, deps);
   if (interaction.commandName === 'usage') {
     const worldId = worldOf(location);
-    const content = worldId === undefined ? 'I cannot tell which channel this is.' : await deps.access.usage(worldId, interaction.user.id);
+    const content = worldId === undefined ? 'I cannot tell which channel this is.' : await deps.core.access.usage(worldId, interaction.user.id);
     await interaction.reply({ content, flags: MessageFlags.Ephemeral });
   }
 }

@@ -2,7 +2,7 @@
 // answer to their own interaction, so the thread gets a message naming them with a "Connect <server>" button
 // (`connect:<server>:<userId>`), and the click is answered ephemerally with the link the core kept for them.
 import { type ButtonInteraction, ButtonStyle, ComponentType, MessageFlags } from 'discord.js';
-import { type SignIns, signInText } from '../../src/mcp/signIn.ts';
+import { type Core, signInText } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import type { MessageBody } from './discordApi.ts';
 
@@ -34,7 +34,7 @@ export function connectMessage(server: string, userId: string): MessageBody {
 
 export interface ConnectDeps {
   /** Absent when no MCP server is configured (a button left from an earlier configuration). */
-  signIns?: SignIns;
+  core: Pick<Core, 'mcp'>;
   log: Logger;
 }
 
@@ -49,15 +49,15 @@ export async function answerConnectClick(interaction: ButtonInteraction, deps: C
     await interaction.editReply({ content });
   };
   const parsed = parseConnectId(interaction.customId);
-  if (parsed === undefined || deps.signIns === undefined) return say('This sign-in is no longer offered.');
+  if (parsed === undefined || deps.core.mcp === undefined) return say('This sign-in is no longer offered.');
   const { server, userId } = parsed;
   const clicker = interaction.user.id;
-  const own = await deps.signIns.pendingLink(server, clicker);
+  const own = await deps.core.mcp.pendingLink(server, clicker);
   deps.log.info({ server, askedFor: userId, clicker, hasLink: own !== undefined }, 'MCP connect click');
   if (own !== undefined) return say(clicker === userId ? signInText(server, own) : `This button is for <@${userId}>, but Claude is waiting on ${server} for you too. ${signInText(server, own)}`);
   if (clicker !== userId) {
     return say(`This sign-in is for <@${userId}>: each person connects their own ${server} account. When Claude needs ${server} for you, you get a button of your own.`);
   }
-  if (await deps.signIns.connected(server, clicker)) return say(`You are connected to ${server}.`);
+  if (await deps.core.mcp.connected(server, clicker)) return say(`You are connected to ${server}.`);
   return say(`This sign-in link has lapsed (a link works for 10 minutes). Ask again, and you get a new one.`);
 }

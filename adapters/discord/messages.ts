@@ -1,14 +1,12 @@
 // Messages and @mentions: which ones start or continue a chat, each handed to the core's accept step once.
-import type { AcceptResult } from '../../src/chats/dispatcher.ts';
+import type { AcceptResult, Core, IncomingMessage, MessageFile } from '../../src/platform/index.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
-import { attachmentsOf } from './attachments.ts';
+import { attachmentsOf } from './files.ts';
 import { isFileInstall } from './installCommands.ts';
 import { NO_THREAD_TEXT, threadName } from './threadNames.ts';
 import { discordErrorCode, type DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Location, type Place, threadPlace, type ThreadDirectory, worldOf } from './places.ts';
-import type { Access } from '../../src/access/access.ts';
 import { isStopText, stopFromMessage, type StopDeps, tellNothingRunning } from './stop.ts';
 
 const HINT = 'Ask me something: write your question in words (mention me in a channel, or use `/ask`).';
@@ -20,7 +18,7 @@ export interface MessageDeps {
   api: DiscordApi;
   threads: ThreadDirectory;
   /**
-   * The core's accept step (`app.dispatcher.accept`): dedupes the message id, so gateway replays and other
+   * The core's accept step (`app.turns.accept`): dedupes the message id, so gateway replays and other
    * instances act on a message once, and queues the turn durably, in one atomic store step.
    */
   accept: (message: IncomingMessage | undefined, deliveryKeys: string[]) => Promise<AcceptResult>;
@@ -32,7 +30,7 @@ export interface MessageDeps {
   /** `@skillbot skills install` with a .skill file attached: the review, then the outcome, in the thread. */
   installFile?: (place: Place, userId: string, file: MessageFile) => Promise<void>;
   /** Who may use the bot, per-person limits, bots let in on purpose: asked before anything is kept. */
-  access: Access;
+  access: Core['access'];
 }
 
 /**

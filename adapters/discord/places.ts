@@ -1,7 +1,6 @@
 // Discord's places as skillbot ids: a channel or DM is a world, a thread or DM a chat.
 import type { Channel } from 'discord.js';
-import { chatId, discordWorldId, parseChatId } from '../../src/chats/ids.ts';
-import type { Store } from '../../src/store/types.ts';
+import { type AdapterState, chatId, discordWorldId, parseChatId } from '../../src/platform/index.ts';
 import { z } from 'zod';
 
 /** Where a conversation lives: its world (settings), its chat (history) and the channel the bot writes in. */
@@ -41,14 +40,14 @@ const botThread = z.object({
  * instance) a message in one of them still continues its chat without a mention.
  */
 export class ThreadDirectory {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: AdapterState) {}
 
   async remember(place: Place, openedBy: string): Promise<void> {
-    await this.store.set('chats', `discord:${place.channelId}`, { ...place, openedBy, openedAt: Date.now() });
+    await this.store.set(`discord:${place.channelId}`, { ...place, openedBy, openedAt: Date.now() });
   }
 
   async find(threadId: string): Promise<Place | undefined> {
-    const parsed = botThread.safeParse(await this.store.get('chats', `discord:${threadId}`));
+    const parsed = botThread.safeParse(await this.store.get(`discord:${threadId}`));
     return parsed.success ? { worldId: parsed.data.worldId, chatId: parsed.data.chatId, channelId: parsed.data.channelId } : undefined;
   }
 }

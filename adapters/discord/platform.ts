@@ -1,18 +1,16 @@
 // Starts Discord: the client, the commands, the presenter and the port the durable queue answers chats through.
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, Events, type Interaction, MessageFlags } from 'discord.js';
-import type { App } from '../../src/app.ts';
-import type { RunningPlatform } from '../../src/cli/cli.ts';
+import type { Core, IncomingMessage, MessageFile, RunningPlatform } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { IncomingMessage, MessageFile } from '../../src/chats/platform.ts';
 import { DiscordApprovalPresenter } from './approvalPresenter.ts';
 import { ChatActivity } from './chatActivity.ts';
 import { createDiscordClient } from './client.ts';
 import { CommandReplies } from './commandReplies.ts';
 import { SLASH_COMMANDS } from './commands.ts';
 import { DiscordApi } from './discordApi.ts';
-import { EventWork } from './eventWork.ts';
-import { onInteraction } from './interactions.ts';
+import { EventWork } from './tasks.ts';
+import { type InteractionDeps, onInteraction } from './interactions.ts';
 import { onMessage } from './messages.ts';
 import { discordMembership } from './access.ts';
 import { type Place, ThreadDirectory } from './places.ts';
@@ -77,42 +75,31 @@ async function reportFailure(interaction: Interaction, log: Logger): Promise<voi
   }
 }
 
-/** Connects to Discord, registers the slash commands and answers messages, commands and approval clicks. */
-export async function startDiscord(app: App, options: DiscordOptions = {}): Promise<RunningPlatform> {
-  const { token, guildId, apiUrl } = app.config.discord;
-  if (!token) throw new DiscordStartError('DISCORD_TOKEN is not set.');
-  const log = app.logger.child({ platform: 'discord' });
-  const client = createDiscordClient(apiUrl);
-  const api = new DiscordApi(client.rest);
-  const threads = new ThreadDirectory(app.store);
-  const activity = new ChatActivity();
-  const replies = new CommandReplies(log);
-  const hints = new TurnHints(app.store, log);
-  const turns = new DiscordTurns(api, replies, hints, activity, log, { maxBytes: app.config.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) }, () => client.user?.id);
-  const presenter = new DiscordApprovalPresenter(api, activity, log);
-  const work = new EventWork();
+/** The gateway's events, each to its handler, tracked so stop() can let them end. */
+function listen(client: Client, parts: Omit<InteractionDeps, 'submit'>, work: EventWork): void {
+  const { core, api, threads, log } = parts;
   // An interaction is claimed by its id (claimInteraction) before this: it needs no delivery keys of its own.
   const submit = async (message: IncomingMessage) => {
-    if ((await app.dispatcher.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
+    if ((await core.turns.accept(message, [])) === 'refused') throw new Error('the turn could not be queued: the store did not answer');
   };
-  const interactionDeps = { engine: app.engine, registry: app.registry, approvals: app.approvals, presenter, activity, api, threads, turns, replies, submit, store: app.store, stops: app.stops, log, installer: app.installer, routines: app.routines, access: app.access, ...(app.mcp === undefined ? {} : { signIns: app.mcp.signIns }) };
-  app.access.register('discord', discordMembership(api));
+  const interactionDeps = { ...parts, submit };
+  core.access.register('discord', discordMembership(api));
   const messageDeps = {
-    access: app.access,
+    access: core.access,
     botId: () => client.user?.id,
     api,
     threads,
-    accept: app.dispatcher.accept.bind(app.dispatcher),
+    accept: core.turns.accept,
     log,
-    stop: { stops: app.stops, threads, api, log },
-    newConversation: (chatId: string) => app.engine.newConversation(chatId),
+    stop: { core, threads, api, log },
+    newConversation: (chatId: string) => core.turns.newConversation(chatId),
     installFile: (place: Place, userId: string, file: MessageFile) =>
-      installSharedFile(place, userId, file, { installer: app.installer, api, log, maxBytes: app.config.install.maxMB * 1024 * 1024, ...(app.config.discord.apiUrl ? { apiUrl: app.config.discord.apiUrl } : {}) }),
+      installSharedFile(place, userId, file, { core, api, log, ...(core.settings.discord.apiUrl ? { apiUrl: core.settings.discord.apiUrl } : {}) }),
   };
 
   logConnection(client, log);
   // Fires only with the GuildMembers intent (docs/discord.md): a member's roles changed, so they are read again.
-  client.on(Events.GuildMemberUpdate, (_old, member) => app.access.forgetUser(member.id));
+  client.on(Events.GuildMemberUpdate, (_old, member) => core.access.forgetUser(member.id));
   client.on(Events.MessageCreate, (message) => {
     work.run(onMessage(message, messageDeps).catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'handling a message failed')));
   });
@@ -124,16 +111,33 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
       }),
     );
   });
+}
+
+/** Connects to Discord, registers the slash commands and answers messages, commands and approval clicks. */
+export async function startDiscord(core: Core, options: DiscordOptions = {}): Promise<RunningPlatform> {
+  const { token, guildId, apiUrl } = core.settings.discord;
+  if (!token) throw new DiscordStartError('DISCORD_TOKEN is not set.');
+  const log = core.logger.child({ platform: 'discord' });
+  const client = createDiscordClient(apiUrl);
+  const api = new DiscordApi(client.rest);
+  const threads = new ThreadDirectory(core.state);
+  const activity = new ChatActivity();
+  const replies = new CommandReplies(log);
+  const hints = new TurnHints(core.state, log);
+  const turns = new DiscordTurns(api, replies, hints, activity, log, { maxBytes: core.settings.files.maxBytes, ...(apiUrl ? { apiUrl } : {}) }, () => client.user?.id);
+  const presenter = new DiscordApprovalPresenter(api, activity, log);
+  const work = new EventWork();
+  listen(client, { core, presenter, activity, api, threads, turns, replies, log }, work);
 
   // REST works before the gateway: adding the presenter updates questions a previous process left open.
   client.rest.setToken(token);
-  const removePresenter = app.approvals.addPresenter('discord', presenter);
+  const removePresenter = core.approvals.addPresenter('discord', presenter);
   let removePort = () => {};
   let commandsRegistered = false;
   try {
     await hints.listen((chatId, key) => replies.ranElsewhere(chatId, key));
     // Turns queued before a restart may be answered as soon as the dispatcher runs: the port is there first.
-    removePort = app.dispatcher.addPort('discord', turns);
+    removePort = core.turns.addPort('discord', turns);
     await client.login(token);
     await waitReady(client, options.readyTimeoutMs ?? 60_000);
     const applicationId = client.application?.id ?? client.user?.id;
@@ -165,7 +169,7 @@ export async function startDiscord(app: App, options: DiscordOptions = {}): Prom
       await Promise.all([turns.interruptAll(), replies.interruptAll()]);
       // Alone, the app is about to expire the open questions, when REST is gone: say so in them now. On a shared
       // store they stay open for the instance that re-runs their turns and resumes them.
-      if (app.store.kind !== 'redis') await presenter.lapseOpen();
+      if (!core.sharedStore) await presenter.lapseOpen();
       removePresenter();
       await client.destroy();
     },

@@ -1,8 +1,8 @@
 // `/routine command:…` and `/hook command:…`: answered ephemerally by the core's routines (src/routines).
 import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
-import type { RoutineService } from '../../src/routines/service.ts';
+import type { Core } from '../../src/platform/index.ts';
 
-export async function runRoutineInteraction(interaction: ChatInputCommandInteraction, routines: RoutineService, worldId: string | undefined): Promise<void> {
+export async function runRoutineInteraction(interaction: ChatInputCommandInteraction, routines: Core['routines'], worldId: string | undefined): Promise<void> {
   if (worldId === undefined) {
     await interaction.reply({ content: 'Routines and hooks live in a server text channel.', flags: MessageFlags.Ephemeral });
     return;

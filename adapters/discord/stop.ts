@@ -1,6 +1,6 @@
 // Stopping a running turn from Discord: the Stop button on its status line, or a message that is just "stop".
 import { type ButtonInteraction, type Message, MessageFlags } from 'discord.js';
-import { isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult, type TurnStops } from '../../src/chats/stop.ts';
+import { type Core, isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import type { DiscordApi } from './discordApi.ts';
 import { channelFactsOf, locate, type Place, type ThreadDirectory } from './places.ts';
@@ -10,7 +10,7 @@ export const STOP_PREFIX = 'stop:';
 export const NOTHING_RUNNING_TEXT = 'Nothing is running here, so there is nothing to stop.';
 
 export interface StopDeps {
-  stops: TurnStops;
+  core: Pick<Core, 'turns'>;
   threads: ThreadDirectory;
   api: DiscordApi;
   log: Logger;
@@ -26,7 +26,7 @@ export async function answerStopClick(interaction: ButtonInteraction, deps: Stop
   const result =
     location.kind === 'channel' || location.kind === 'unknown'
       ? ({ kind: 'not_running' } as const)
-      : await deps.stops.request({ worldId: location.place.worldId, chatId: location.place.chatId, userId: interaction.user.id, turnId });
+      : await deps.core.turns.stop({ worldId: location.place.worldId, chatId: location.place.chatId, userId: interaction.user.id, turnId });
   const text = privateText(result);
   if (text) await interaction.reply({ content: text, flags: MessageFlags.Ephemeral });
   // The stopped turn replaces its status line with "Stopped by …" itself.
@@ -38,7 +38,7 @@ export async function answerStopClick(interaction: ButtonInteraction, deps: Stop
  * (in a DM it is private already).
  */
 export async function stopFromMessage(message: Message, place: Place, deps: StopDeps): Promise<void> {
-  const result = await deps.stops.request({ worldId: place.worldId, chatId: place.chatId, userId: message.author.id });
+  const result = await deps.core.turns.stop({ worldId: place.worldId, chatId: place.chatId, userId: message.author.id });
   const text = privateText(result);
   if (text) await tellPrivately(message, text, deps);
 }

@@ -1,6 +1,5 @@
 // What was said in a Discord thread, DM or channel before a message: read with GET /channels/{id}/messages.
-import { parseChatId, parseWorldId } from '../../src/chats/ids.ts';
-import type { ContextMessage, ContextRequest, IncomingMessage } from '../../src/chats/platform.ts';
+import { type ContextMessage, type ContextRequest, type IncomingMessage, parseChatId, parseWorldId } from '../../src/platform/index.ts';
 import type { DiscordApi, ListedMessage } from './discordApi.ts';
 
 /** A channel mention that asks about what was said before it ("summarise the above"). */

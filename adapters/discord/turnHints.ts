@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../../src/ops/log.ts';
-import type { Store } from '../../src/store/types.ts';
+import type { AdapterState } from '../../src/platform/index.ts';
 
 export const TURN_HINT_CHANNEL = 'discord:turns';
 
@@ -18,7 +18,7 @@ export class TurnHints {
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AdapterState,
     private readonly log: Logger,
   ) {}
 

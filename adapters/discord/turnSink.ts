@@ -3,7 +3,7 @@
 // split to fit.
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
-import type { TurnSink } from '../../src/chats/platform.ts';
+import type { TurnSink } from '../../src/platform/index.ts';
 import type { DiscordApi } from './discordApi.ts';
 import type { Outlet } from './outlets.ts';
 import { splitMessage } from '../../src/text/splitMessage.ts';

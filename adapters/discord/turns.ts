@@ -1,7 +1,7 @@
 // How the core's durable queue answers a Discord chat, from its id alone, on whichever instance runs the turn.
 import type { Logger } from '../../src/ops/log.ts';
-import type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, PlatformPort, TurnSink } from '../../src/chats/platform.ts';
-import { downloadAttachment } from './attachments.ts';
+import { chatId, type ContextMessage, type ContextRequest, type IncomingMessage, type MessageFile, parseWorldId, type PlatformPort, type TurnSink } from '../../src/platform/index.ts';
+import { downloadAttachment } from './files.ts';
 import { readDiscordContext } from './threadContext.ts';
 import type { ChatActivity } from './chatActivity.ts';
 import { type CommandReplies, turnKey } from './commandReplies.ts';
@@ -9,7 +9,6 @@ import type { DiscordApi } from './discordApi.ts';
 import { connectMessage } from './mcpConnect.ts';
 import { ChannelOutlet, type Outlet } from './outlets.ts';
 import { channelOfChat } from './places.ts';
-import { chatId, parseWorldId } from '../../src/chats/ids.ts';
 import type { TurnHints } from './turnHints.ts';
 import { createTurnSink, type DiscordTurnSink } from './turnSink.ts';
 

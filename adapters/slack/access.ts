@@ -1,10 +1,8 @@
 // Who may use the bot, the Slack side: what Slack says of a person (users.info, usergroups.users.list), kept
 // current by its change events, and the check on every command, click and Home tab before any listener runs.
 import type { App as BoltApp, Middleware, AnyMiddlewareArgs } from '@slack/bolt';
-import type { App } from '../../src/app.ts';
-import type { Membership, MembershipSource } from '../../src/access/membership.ts';
+import { type Core, type Membership, type MembershipSource, parseWorldId } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import { parseWorldId } from '../../src/chats/ids.ts';
 import { slackWorldId } from './ids.ts';
 import { slackErrorCode, type Identity, type SlackApi } from './slackApi.ts';
 
@@ -45,7 +43,7 @@ export function slackMembership(api: SlackApi, self: Identity, now: () => number
 }
 
 interface GuardDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   logger: Logger;
 }
@@ -82,7 +80,7 @@ function accessGuard(deps: GuardDeps): Middleware<AnyMiddlewareArgs> {
     const at = whoWhere(body);
     if (at === undefined) return args.next();
     const worldId = slackWorldId(at.teamId, at.channelId);
-    const checked = await deps.app.access.check(worldId, at.userId, at.kind, at.channelId.startsWith('D'));
+    const checked = await deps.core.access.check(worldId, at.userId, at.kind, at.channelId.startsWith('D'));
     if (checked.allowed) return args.next();
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
     if (body.command !== undefined) return void (await ack?.({ response_type: 'ephemeral', text: checked.note }));
@@ -99,11 +97,11 @@ function accessGuard(deps: GuardDeps): Middleware<AnyMiddlewareArgs> {
 /** Registers the guard (first, so it runs before every listener) and the change events that refresh the facts. */
 export function registerAccess(bolt: BoltApp, deps: GuardDeps, self: Identity): void {
   const membership = slackMembership(deps.api, self);
-  deps.app.access.register('slack', membership);
+  deps.core.access.register('slack', membership);
   bolt.use(accessGuard(deps));
   // The source's own group lists are dropped through `forgetGroups` (here and on every other instance).
-  const groupsChanged = () => deps.app.access.forgetGroups();
-  bolt.event('user_change', async ({ event }) => deps.app.access.forgetUser((event as { user?: { id?: string } }).user?.id ?? ''));
+  const groupsChanged = () => deps.core.access.forgetGroups();
+  bolt.event('user_change', async ({ event }) => deps.core.access.forgetUser((event as { user?: { id?: string } }).user?.id ?? ''));
   bolt.event('subteam_members_changed', groupsChanged);
   bolt.event('subteam_updated', groupsChanged);
 }

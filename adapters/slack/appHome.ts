@@ -1,12 +1,10 @@
-// The App Home tab: the skills this person may run with `/skill` (descriptions, argument hints), their own
+// The Core Home tab: the skills this person may run with `/skill` (descriptions, argument hints), their own
 // live session approvals (the grants `skillbot grants list` shows), each with a Revoke button, and the MCP
 // servers they signed in to, each with a Disconnect button (homeConnections.ts), and their routines and hooks (homeRoutines.ts).
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
-import type { App } from '../../src/app.ts';
-import type { Grant, Grants } from '../../src/approvals/index.ts';
+import type { Core, Grant, Skill } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { Skill } from '../../src/skills/types.ts';
 import type { SlackBlock } from './slackBlock.ts';
 import { routineBlocks } from './homeRoutines.ts';
 import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
@@ -28,7 +26,7 @@ const revokeClickSchema = z.object({
 const grantRefSchema = z.object({ chatId: z.string().min(1), skillId: z.string().min(1), requesterId: z.string().min(1) });
 
 export interface AppHomeDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   logger: Logger;
 }
@@ -83,16 +81,16 @@ function grantBlocks(grants: readonly Grant[], now: number): SlackBlock[] {
 }
 
 /** The person's grants in this workspace, still live: the ones that let their requests run, or that they gave. */
-async function ownGrants(grants: Grants, teamId: string, userId: string): Promise<Grant[]> {
+async function ownGrants(grants: Core['grants'], teamId: string, userId: string): Promise<Grant[]> {
   return (await grants.list())
     .filter((grant) => (grant.requesterId === userId || grant.grantedBy === userId) && grant.worldId.startsWith(`slack:${teamId}:`))
     .sort((a, b) => a.grantedAt - b.grantedAt);
 }
 
-async function publish(deps: AppHomeDeps, grants: Grants, teamId: string, userId: string, dmChannel: string | undefined): Promise<void> {
+async function publish(deps: AppHomeDeps, grants: Core['grants'], teamId: string, userId: string, dmChannel: string | undefined): Promise<void> {
   // The Home tab belongs to the DM with the bot: its world says which skills the person may run from there.
-  const skills = dmChannel ? deps.app.engine.invocableSkills(slackWorldId(teamId, dmChannel)) : [];
-  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.app.mcp, userId)), ...(await routineBlocks(deps.app, teamId, userId))];
+  const skills = dmChannel ? deps.core.skills.forWorld(slackWorldId(teamId, dmChannel)) : [];
+  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.core.mcp, userId)), ...(await routineBlocks(deps.core, teamId, userId))];
   await deps.api.publishHome({ userId, blocks });
 }
 
@@ -106,7 +104,7 @@ function parseJson(text: string): unknown {
 
 export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): void {
   // The app's own grants: the same store key and MAC key as the approvals that made them.
-  const grants = deps.app.grants;
+  const grants = deps.core.grants;
   /** The DM channel of each person seen opening the Home tab (a Revoke click does not carry it). */
   const dmOf = new Map<string, string>();
 
@@ -153,7 +151,7 @@ export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): void {
     }
     // The clicker's own sign-in, whatever the button says: nobody disconnects another person.
     const userId = parsed.data.user.id;
-    await deps.app.mcp?.disconnect(parsed.data.actions[0]!.value, userId);
+    await deps.core.mcp?.disconnect(parsed.data.actions[0]!.value, userId);
     await publish(deps, grants, teamId, userId, dmOf.get(`${teamId}:${userId}`)).catch((error: unknown) =>
       deps.logger.warn({ err: slackErrorCode(error) }, 'publishing the Home tab failed'),
     );

@@ -1,8 +1,7 @@
 // How an approval looks in Slack: the question with three buttons, then the same message with the outcome.
 import type { types } from '@slack/bolt';
-import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/approvals/index.ts';
+import { type ApprovalOption, type ApprovalRecord, shortHash, SYSTEM_DECIDER_PREFIX } from '../../src/platform/index.ts';
 import { visible } from '../../src/text/visible.ts';
-import { isMcpContent } from '../../src/mcp/approvalCard.ts';
 import { pickBlocks, repickedText } from './installPicks.ts';
 import type { SlackBlock } from './slackBlock.ts';
 import { safeText } from './slackText.ts';
@@ -81,8 +80,8 @@ function questionBlocks(record: ApprovalRecord): SlackBlock[] {
         {
           type: 'mrkdwn',
           text:
-            isMcpContent(record.skillHash)
-              ? `MCP tool \`${safeText(visible(record.skillId))}\` · definition \`${shortHash(record.skillHash.slice('mcp-tool:'.length))}\` · asked by ${person(record.requesterId)}`
+            record.subject === 'mcp_tool'
+              ? `MCP tool \`${safeText(visible(record.skillId))}\` · definition \`${shortHash(record.skillHash.slice(record.skillHash.indexOf(':') + 1))}\` · asked by ${person(record.requesterId)}`
               : `Skill \`${safeText(visible(record.skillId))}\` · content \`${shortHash(record.skillHash)}\` · asked by ${person(record.requesterId)}`,
         },
       ],

@@ -1,18 +1,16 @@
 // A click on an approval button. It counts only for a pending approval of this channel and this message, from
 // someone who may answer; anyone else is told why, privately, and nothing changes.
 import type { App as BoltApp } from '@slack/bolt';
-import type { App } from '../../src/app.ts';
-import type { ApprovalRecord } from '../../src/approvals/index.ts';
+import type { ApprovalRecord, Core, DeliveryDedupe } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { optionOfAction, outcomeText } from './approvalCard.ts';
-import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { parseMessageRef, slackWorldId } from './ids.ts';
 import { approvalClickSchema } from './payloads.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import type { BackgroundTasks } from './tasks.ts';
 
 export interface ClickDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   dedupe: DeliveryDedupe;
   tasks: BackgroundTasks;
@@ -42,11 +40,11 @@ function alreadyText(record: ApprovalRecord): string {
 async function answer(deps: ClickDeps, click: ApprovalClick): Promise<string | undefined> {
   const option = optionOfAction(click.actionId);
   if (option === undefined) return INVALID_OPTION_TEXT;
-  const stored = await deps.app.store.get<ApprovalRecord>('approvals', click.approvalId);
+  const stored = await deps.core.approvals.record(click.approvalId);
   const shownIn = parseMessageRef(stored?.platformRef);
   // A payload naming another message (a copied button, a forged request) must not answer this question.
   if (shownIn !== undefined && (shownIn.channelId !== click.channelId || shownIn.ts !== click.messageTs)) return NOT_THIS_MESSAGE_TEXT;
-  const result = await deps.app.approvals.respond({
+  const result = await deps.core.approvals.respond({
     worldId: slackWorldId(click.teamId, click.channelId),
     approvalId: click.approvalId,
     option,

@@ -1,6 +1,6 @@
 // Puts approval questions into Slack threads and marks them resolved, from any instance (the record holds
 // the message's channel and ts).
-import type { ApprovalPresenter, ApprovalRecord } from '../../src/approvals/index.ts';
+import type { ApprovalPresenter, ApprovalRecord } from '../../src/platform/index.ts';
 import {
   approvalAttachment,
   approvalBlocks,

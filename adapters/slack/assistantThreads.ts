@@ -5,9 +5,8 @@
 // messages reach the bot as `message.im` and start or continue a chat.
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
-import type { App } from '../../src/app.ts';
+import type { Core, Skill } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { Skill } from '../../src/skills/types.ts';
 import { slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
@@ -19,7 +18,7 @@ const threadEventSchema = z.object({
 });
 
 export interface AssistantThreadDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   logger: Logger;
 }
@@ -38,7 +37,7 @@ const messagesOpenedSchema = z.object({ user: z.string().min(1), channel: z.stri
 
 export function registerAssistantThreads(bolt: BoltApp, deps: AssistantThreadDeps): void {
   const suggest = async (teamId: string, channel: string, threadTs?: string): Promise<void> => {
-    const prompts = suggestedPrompts(deps.app.engine.invocableSkills(slackWorldId(teamId, channel)));
+    const prompts = suggestedPrompts(deps.core.skills.forWorld(slackWorldId(teamId, channel)));
     if (prompts.length === 0) return;
     await deps.api
       .setSuggestedPrompts({ channel, ...(threadTs === undefined ? {} : { threadTs }), title: 'Try a skill (or just ask):', prompts })

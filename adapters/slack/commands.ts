@@ -1,15 +1,13 @@
 // Slash commands: `/skills` lists this world's skills privately; `/skill ID [args]` runs one in a new thread.
 import type { App as BoltApp, RespondFn } from '@slack/bolt';
-import { closestIds } from '../../src/skills/closest.ts';
+import { closestIds, type DeliveryDedupe, parseInstallCommand } from '../../src/platform/index.ts';
 import { person } from './approvalCard.ts';
-import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
 import { slackWorldId } from './ids.ts';
 import { slashCommandSchema, unescapeSlack, type SlashCommand } from './payloads.ts';
 import { slackErrorCode } from './slackApi.ts';
 import { skillListText } from './skillList.ts';
 import { safeText } from './slackText.ts';
 import { startTurn, type TurnDeps } from './turns.ts';
-import { parseInstallCommand } from '../../src/install/index.ts';
 import { runInstallCommand } from './installCommands.ts';
 
 export interface CommandDeps extends TurnDeps {
@@ -35,7 +33,7 @@ async function runSkill(deps: CommandDeps, command: SlashCommand, skill: { id: s
   const delivery = await deps.dedupe.take([key]);
   if (delivery === undefined) return;
   // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
-  const limited = await deps.app.access.admitTurn(slackWorldId(command.team_id, command.channel_id), command.user_id, key);
+  const limited = await deps.core.access.admitTurn(slackWorldId(command.team_id, command.channel_id), command.user_id, key);
   if (limited.kind === 'limited') {
     await delivery.done();
     await respond(ephemeral(limited.note));
@@ -101,7 +99,7 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
       });
       return;
     }
-    const skills = deps.app.engine.invocableSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
+    const skills = deps.core.skills.forWorld(slackWorldId(parsed.data.team_id, parsed.data.channel_id));
     await ack(ephemeral(skillListText(skills)));
   });
 
@@ -109,7 +107,7 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
   bolt.command('/usage', async ({ command, ack }) => {
     const parsed = slashCommandSchema.safeParse(command);
     if (!parsed.success) return ack();
-    await ack(ephemeral(await deps.app.access.usage(slackWorldId(parsed.data.team_id, parsed.data.channel_id), parsed.data.user_id)));
+    await ack(ephemeral(await deps.core.access.usage(slackWorldId(parsed.data.team_id, parsed.data.channel_id), parsed.data.user_id)));
   });
 
   bolt.command('/skill', async ({ command, ack, respond }) => {
@@ -118,7 +116,7 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
     if (!deps.accepting()) return ack(ephemeral('I am restarting; try again in a moment.'));
     const wanted = parseSkillText(parsed.data.text);
     if (wanted === undefined) return ack(ephemeral(SKILL_USAGE));
-    const ids = deps.app.engine.invocableSkills(slackWorldId(parsed.data.team_id, parsed.data.channel_id)).map((skill) => skill.id);
+    const ids = deps.core.skills.forWorld(slackWorldId(parsed.data.team_id, parsed.data.channel_id)).map((skill) => skill.id);
     if (!ids.includes(wanted.id)) {
       const near = closestIds(wanted.id, ids);
       const hint = near.length > 0 ? ` Did you mean ${near.map((id) => `\`${safeText(id)}\``).join(', ')}?` : ' `/skills` lists them.';

@@ -1,7 +1,6 @@
 // Files in Slack: those a person shares (downloaded with the bot token) and those a skill script made (uploaded).
 import { z } from 'zod';
-import { readCapped } from '../../src/agent/inputFiles.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
+import { boundedBody, type MessageFile } from '../../src/platform/index.ts';
 
 /** The part of a `file_share` message's `files` the adapter reads. */
 export const slackFileSchema = z.object({
@@ -61,7 +60,7 @@ export async function downloadSlackFile(file: MessageFile, options: { token: str
       await response.body?.cancel();
       throw new Error('Slack sent its login page instead: the app needs the files:read scope');
     }
-    return readCapped(response, options.maxBytes);
+    return boundedBody(response, options.maxBytes);
   }
   throw new Error(`more than ${MAX_REDIRECTS} redirects`);
 }

@@ -1,8 +1,8 @@
-// The App Home's "Your connected accounts": the MCP servers people sign in to one by one (http/sse without an
+// The Core Home's "Your connected accounts": the MCP servers people sign in to one by one (http/sse without an
 // operator's headers), each the viewer is connected to with a Disconnect button. A click removes the viewer's own
 // sign-in only (the click names the server; the person is whoever clicked), as `skillbot mcp disconnect` does.
 import { z } from 'zod';
-import type { Mcp } from '../../src/mcp/fromConfig.ts';
+import type { CoreMcp } from '../../src/platform/index.ts';
 import type { SlackBlock } from './slackBlock.ts';
 import { safeText } from './slackText.ts';
 
@@ -16,7 +16,7 @@ export const disconnectClickSchema = z.object({
 });
 
 /** Nothing when no server needs a person's own sign-in. */
-export async function connectionBlocks(mcp: Mcp | undefined, userId: string): Promise<SlackBlock[]> {
+export async function connectionBlocks(mcp: CoreMcp | undefined, userId: string): Promise<SlackBlock[]> {
   const accounts = mcp === undefined ? [] : await mcp.accounts(userId);
   if (accounts.length === 0) return [];
   const blocks: SlackBlock[] = [{ type: 'divider' }, { type: 'header', text: { type: 'plain_text', text: 'Your connected accounts' } }];

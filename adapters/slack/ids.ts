@@ -1,5 +1,5 @@
 // Slack's places as skillbot ids (built by src/chats/ids.ts): world = channel or DM, chat = thread.
-import { chatId, parseChatId, parseWorldId, slackWorldId } from '../../src/chats/ids.ts';
+import { chatId, parseChatId, parseWorldId, slackWorldId } from '../../src/platform/index.ts';
 
 export { slackWorldId };
 

@@ -1,24 +1,23 @@
 // `/skills install SOURCE`, `/skills installed`, `/skills update ID`, `/skills remove ID`, and in a thread
-// `@skillbot skills install` with a .skill file shared in the message. Translation only: the core's Installer
-// fetches, scans, asks the installers on a card in the thread, and pins; this posts where it was asked.
-import type { InstallCommand } from '../../src/install/index.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
-import { person } from './approvalCard.ts';
-import { downloadSlackFile } from './files.ts';
-import { slackChatId, slackWorldId } from './ids.ts';
-import { safeText } from './slackText.ts';
-import type { App } from '../../src/app.ts';
+// `@skillbot skills install` with a .skill file shared in the message. The core runs the command and words it
+// (core.install.run); this is the Slack place it answers in: ephemeral answers, a root message whose thread holds
+// the review, posts in that thread, the shared file downloaded with the bot token.
+import type { Core, InstallCommand, InstallPlace, MessageFile } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
+import { downloadSlackFile } from './files.ts';
+import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
+import { SLACK_MESSAGES } from './messageLimits.ts';
+import { safeText } from './slackText.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 
 /** What the install commands use of the Slack side (a part of the turns' deps). */
 export interface InstallDeps {
-  app: App;
+  core: Pick<Core, 'install' | 'settings'>;
   api: SlackApi;
   logger: Logger;
 }
 
-export interface InstallPlace {
+export interface SlackInstallPlace {
   teamId: string;
   channelId: string;
   userId: string;
@@ -27,60 +26,29 @@ export interface InstallPlace {
   files?: MessageFile[];
 }
 
-/** The answer to give only to the person (a slash command's ephemeral reply), or undefined when posted. */
-export async function runInstallCommand(deps: InstallDeps, place: InstallPlace, command: InstallCommand): Promise<string | undefined> {
-  const { app } = deps;
-  const worldId = slackWorldId(place.teamId, place.channelId);
-  if (command.kind === 'usage') return command.text;
-  if (command.kind === 'installed') return safeText(app.installer.listText(worldId));
-  if (command.kind === 'remove') {
-    const removed = await app.installer.remove({ worldId, chatId: slackChatId(worldId, place.threadTs ?? '0'), requesterId: place.userId, id: command.id });
-    if (removed.privately === true || !removed.ok) return safeText(removed.text);
-    await deps.api.post({ channel: place.channelId, ...(place.threadTs ? { threadTs: place.threadTs } : {}), text: `${safeText(removed.text)} (by ${person(place.userId)})` });
-    return undefined;
-  }
-  const shared = command.kind === 'install' ? (place.files ?? []).find((file) => /\.(skill|zip)$/i.test(file.name)) : undefined;
-  if (command.kind === 'install' && command.source === '' && shared === undefined) return safeText('Name a source, or share a .skill file in a thread and mention me with `skills install`.');
-  const picked = command.kind === 'install' && command.pick.length > 0 ? ` (only ${command.pick.map((name) => `\`${safeText(name)}\``).join(', ')})` : '';
-  const what = command.kind === 'update' ? `an update of \`${safeText(command.id)}\`` : `installing \`${safeText(shared?.name ?? command.source)}\`${picked}`;
-  let threadTs = place.threadTs;
-  if (threadTs === undefined) {
-    threadTs = await deps.api.post({ channel: place.channelId, text: `${person(place.userId)} asked for ${what}: fetching and scanning it; the review follows in this thread.` });
-  }
-  const chatId = slackChatId(worldId, threadTs);
-  const requested = { worldId, chatId, requesterId: place.userId };
-  let file: { name: string; bytes: Uint8Array } | undefined;
-  if (shared !== undefined) {
-    const token = app.config.slack.botToken ?? '';
-    const maxBytes = app.config.install.maxMB * 1024 * 1024;
-    try {
-      file = { name: shared.name, bytes: await downloadSlackFile(shared, { token, maxBytes, ...(app.config.slack.apiUrl ? { apiUrl: app.config.slack.apiUrl } : {}) }) };
-    } catch (error) {
-      await deps.api.post({ channel: place.channelId, threadTs, text: `I could not download ${safeText(shared.name)} (${safeText((error as Error).message)}).` });
-      return undefined;
-    }
-  }
-  const result =
-    command.kind === 'update'
-      ? await app.installer.update({ ...requested, id: command.id })
-      : await app.installer.install({ ...requested, source: command.source, pick: command.pick, ...(file ? { file } : {}) });
-  await postLong(deps, place.channelId, threadTs, result.text);
-  return undefined;
-}
-
-/** A result may carry a whole review (a refusal shows why): split at line ends into messages Slack accepts. */
-async function postLong(deps: InstallDeps, channel: string, threadTs: string, text: string): Promise<void> {
-  const parts: string[] = [];
-  let current = '';
-  for (const line of safeText(text).split('\n')) {
-    if (current.length + line.length + 1 > 3500 && current !== '') {
-      parts.push(current);
-      current = '';
-    }
-    current += `${current === '' ? '' : '\n'}${line}`;
-  }
-  if (current !== '') parts.push(current);
-  for (const part of parts) {
-    await deps.api.post({ channel, threadTs, text: part }).catch((error: unknown) => deps.logger.warn({ err: slackErrorCode(error) }, 'posting an install result failed'));
-  }
+/** The answer to give only to the person (a slash command's ephemeral reply), or undefined when none. */
+export async function runInstallCommand(deps: InstallDeps, where: SlackInstallPlace, command: InstallCommand): Promise<string | undefined> {
+  const worldId = slackWorldId(where.teamId, where.channelId);
+  const { botToken, apiUrl } = deps.core.settings.slack;
+  let privately: string | undefined;
+  const post = async (text: string, chatId: string | undefined) => {
+    const threadTs = chatId === undefined ? where.threadTs : slackThreadOf(chatId)?.threadTs;
+    await deps.api.post({ channel: where.channelId, ...(threadTs ? { threadTs } : {}), text }).catch((error: unknown) => deps.logger.warn({ err: slackErrorCode(error) }, 'posting an install result failed'));
+  };
+  const place: InstallPlace = {
+    worldId,
+    userId: where.userId,
+    ...(where.threadTs === undefined ? {} : { chatId: slackChatId(worldId, where.threadTs) }),
+    ...(where.files ? { files: where.files } : {}),
+    replyPrivately: async (text) => void (privately = text),
+    post,
+    // In a thread (a mention) the review follows there, unannounced; a slash command's gets a root message.
+    startReview: async (note) => slackChatId(worldId, where.threadTs ?? (await deps.api.post({ channel: where.channelId, text: note }))),
+    fetchFile: (file, maxBytes) => downloadSlackFile(file, { token: botToken ?? '', maxBytes, ...(apiUrl ? { apiUrl } : {}) }),
+    // A whole review is posted: no cut after ten messages.
+    profile: { limit: SLACK_MESSAGES.limit, ...(SLACK_MESSAGES.keepTogether ? { keepTogether: SLACK_MESSAGES.keepTogether } : {}) },
+    literal: safeText,
+  };
+  await deps.core.install.run(place, command);
+  return privately;
 }

@@ -3,9 +3,7 @@
 // the skills picked; "Yes" on a card installs only what that card lists.
 import type { App as BoltApp, types } from '@slack/bolt';
 import { z } from 'zod';
-import type { App } from '../../src/app.ts';
-import type { ApprovalRecord } from '../../src/approvals/index.ts';
-import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
+import type { ApprovalRecord, Core, DeliveryDedupe } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { parseMessageRef, slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
@@ -60,7 +58,7 @@ const pickSchema = z.object({
 });
 
 export interface PickDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   dedupe: DeliveryDedupe;
   tasks: BackgroundTasks;
@@ -88,13 +86,13 @@ export function registerInstallPicks(bolt: BoltApp, deps: PickDeps): void {
       const delivery = await deps.dedupe.take([`pick:${payload.trigger_id ?? `${userId}:${action.action_ts ?? messageTs}`}`]);
       if (delivery === undefined) return;
       try {
-        const stored = await deps.app.store.get<ApprovalRecord>('approvals', approvalId);
+        const stored = await deps.core.approvals.record(approvalId);
         const shownIn = parseMessageRef(stored?.platformRef);
         // A payload naming another message (a copied block, a forged request) must not change this card.
         const mismatch = shownIn !== undefined && (shownIn.channelId !== channelId || shownIn.ts !== messageTs);
         const result = mismatch
           ? { ok: false, text: 'That pick does not belong to this card, so it changed nothing.' }
-          : await deps.app.installer.pick({ worldId: slackWorldId(teamId, channelId), approvalId, userId, ids: action.selected_options.map((option) => option.value) });
+          : await deps.core.install.pick({ worldId: slackWorldId(teamId, channelId), approvalId, userId, ids: action.selected_options.map((option) => option.value) });
         if (!result.ok) await deps.api.postEphemeral({ channel: channelId, user: userId, text: safeText(result.text), ...(threadTs ? { threadTs } : {}) });
       } catch (error) {
         deps.logger.error({ err: slackErrorCode(error), approvalId }, 'handling an install pick failed');

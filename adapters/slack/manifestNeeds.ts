@@ -1,5 +1,5 @@
 // What the adapter subscribes to and calls, for tests/slack/manifest.test.ts to hold manifest.yml to.
-/** Events the adapter registers listeners for (messageEvents, assistantThreads, appHome). */
+/** Events the adapter registers listeners for (messages, assistantThreads, appHome). */
 export const SLACK_BOT_EVENTS = [
   'app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
   'app_home_opened', 'app_context_changed',

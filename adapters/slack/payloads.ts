@@ -48,7 +48,6 @@ export const approvalClickSchema = z.object({
   message: z.object({ ts: z.string(), thread_ts: z.string().optional() }).optional(),
   actions: z.array(z.object({ action_id: z.string(), value: z.string().optional(), action_ts: z.string().optional() })).min(1),
 });
-export type ApprovalClickPayload = z.infer<typeof approvalClickSchema>;
 
 /** Slack escapes `&`, `<`, `>` in message text; the model gets what the person typed. */
 export function unescapeSlack(text: string): string {

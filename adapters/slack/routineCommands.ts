@@ -1,6 +1,6 @@
 // `/routine …` and `/hook …`: answered privately (ephemeral), by the core's routines (src/routines).
 import type { App as BoltApp } from '@slack/bolt';
-import type { App } from '../../src/app.ts';
+import type { Core } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { slackWorldId } from './ids.ts';
 import { slashCommandSchema, unescapeSlack } from './payloads.ts';
@@ -8,7 +8,7 @@ import { safeText } from './slackText.ts';
 import type { BackgroundTasks } from './tasks.ts';
 
 export interface RoutineCommandDeps {
-  app: App;
+  core: Core;
   tasks: BackgroundTasks;
   logger: Logger;
 }
@@ -32,7 +32,7 @@ export function registerRoutineCommands(bolt: BoltApp, deps: RoutineCommandDeps)
       deps.tasks.run(name, async () => {
         let answer: string;
         try {
-          answer = name === '/routine' ? await deps.app.routines.routineCommand(place, text) : await deps.app.routines.hookCommand(place, text);
+          answer = name === '/routine' ? await deps.core.routines.routineCommand(place, text) : await deps.core.routines.hookCommand(place, text);
         } catch (error) {
           deps.logger.error({ err: error, command: name }, `${name} failed`);
           answer = 'That did not work: the bot could not finish it (see its log).';

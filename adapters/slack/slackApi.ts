@@ -58,10 +58,8 @@ export interface SlackHistoryMessage {
   blocks?: unknown[];
 }
 
-/**
- * What a streamed message is made of, in order: Markdown text, task cards (timeline: interleaved with the text,
- * updated by id), and blocks (the Stop button).
- */
+/** A streamed message's parts, in order: Markdown text, task cards (timeline: interleaved with the text, updated
+ *  by id), and blocks (the Stop button). */
 export type StreamChunk =
   | { type: 'markdown_text'; text: string }
   | { type: 'task_update'; id: string; title: string; status: 'in_progress' | 'complete' | 'error' }

@@ -1,8 +1,6 @@
 // Stopping a running turn from Slack: the Stop button on its progress message, or a message that is just "stop".
 import type { App as BoltApp } from '@slack/bolt';
-import type { App } from '../../src/app.ts';
-import { isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult } from '../../src/chats/stop.ts';
-import type { DeliveryDedupe } from '../../src/chats/deliveryDedupe.ts';
+import { type Core, type DeliveryDedupe, isStopText, STOP_NOT_ALLOWED_TEXT, type StopResult } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { slackChatId, slackWorldId } from './ids.ts';
 import { approvalClickSchema } from './payloads.ts';
@@ -13,7 +11,7 @@ import { TURN_STOP_ACTION_ID } from './turnControls.ts';
 export const NOTHING_RUNNING_TEXT = 'Nothing is running in this thread, so there is nothing to stop.';
 
 export interface StopDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   dedupe: DeliveryDedupe;
   tasks: BackgroundTasks;
@@ -29,9 +27,9 @@ export interface StopAsk {
 }
 
 /** Stops the thread's turn, or tells the person privately why not. The stopped turn itself says "Stopped by". */
-export async function stopInThread(deps: Pick<StopDeps, 'app' | 'api'>, ask: StopAsk): Promise<StopResult> {
+export async function stopInThread(deps: Pick<StopDeps, 'core' | 'api'>, ask: StopAsk): Promise<StopResult> {
   const worldId = slackWorldId(ask.teamId, ask.channelId);
-  const result = await deps.app.stops.request({
+  const result = await deps.core.turns.stop({
     worldId,
     chatId: slackChatId(worldId, ask.threadTs),
     userId: ask.userId,

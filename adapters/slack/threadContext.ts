@@ -1,6 +1,5 @@
 // What was said in a Slack thread (or channel) before a message: read with conversations.replies/history.
-import type { ContextMessage, ContextRequest, IncomingMessage } from '../../src/chats/platform.ts';
-import type { Store } from '../../src/store/types.ts';
+import type { AdapterState, ContextMessage, ContextRequest, IncomingMessage } from '../../src/platform/index.ts';
 import { slackThreadOf } from './ids.ts';
 import { unescapeSlack } from './payloads.ts';
 import type { SlackApi, SlackHistoryMessage } from './slackApi.ts';
@@ -29,7 +28,7 @@ function isSelf(message: SlackHistoryMessage, self: SlackSelf): boolean {
  */
 export async function readSlackContext(
   api: SlackApi,
-  store: Store,
+  store: AdapterState,
   self: SlackSelf,
   message: IncomingMessage,
   request: ContextRequest,
@@ -45,9 +44,9 @@ export async function readSlackContext(
     // In its own thread, only what came after the message of its previous turn: a long thread is not read whole
     // on every turn (Slack pages from the oldest).
     const seenKey = `slack-context-seen:${message.chatId}`;
-    const oldest = request.joined ? await store.get<string>('chats', seenKey) : undefined;
+    const oldest = request.joined ? await store.get<string>(seenKey) : undefined;
     raw = await api.threadMessages(thread.channelId, thread.threadTs, ref, oldest !== undefined && Number(oldest) < Number(ref) ? oldest : undefined);
-    await store.set('chats', seenKey, ref, SEEN_KEEP_MS);
+    await store.set(seenKey, ref, SEEN_KEEP_MS);
   }
   let said = raw.filter((entry) => entry.ts !== undefined && Number(entry.ts) < Number(ref) && (entry.subtype === undefined || SAID.has(entry.subtype)));
   if (request.joined) {

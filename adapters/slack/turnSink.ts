@@ -1,7 +1,7 @@
 // A turn's TurnSink in a Slack thread: the turn's one message (turnMessage.ts) and, in an assistant thread,
 // Slack's own status line under it.
 import type { Logger } from '../../src/ops/log.ts';
-import type { OutgoingFile, TurnSink } from '../../src/chats/platform.ts';
+import type { OutgoingFile, TurnSink } from '../../src/platform/index.ts';
 import type { StreamingSupport } from './answerStream.ts';
 import type { MessageMemory } from './liveMessage.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';

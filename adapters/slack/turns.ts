@@ -1,17 +1,12 @@
 // Hands a Slack message to the core's durable queue; any instance then answers it in its thread.
-import type { App } from '../../src/app.ts';
-import type { AcceptResult } from '../../src/chats/dispatcher.ts';
+import { type AcceptResult, type AdapterState, type Core, type MessageFile, parseInstallCommand, parseWorldId, type PlatformPort } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { MessageFile, PlatformPort } from '../../src/chats/platform.ts';
 import { downloadSlackFile } from './files.ts';
 import { readSlackContext, type SlackSelf } from './threadContext.ts';
-import type { Store } from '../../src/store/types.ts';
 import { slackChatId, slackThreadOf, slackWorldId } from './ids.ts';
-import { parseWorldId } from '../../src/chats/ids.ts';
 import type { BackgroundTasks } from './tasks.ts';
 import { StreamingSupport } from './answerStream.ts';
 import { skillListText } from './skillList.ts';
-import { parseInstallCommand } from '../../src/install/index.ts';
 import { runInstallCommand } from './installCommands.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
@@ -32,7 +27,7 @@ export interface SlackTurn {
 }
 
 export interface TurnDeps {
-  app: App;
+  core: Core;
   api: SlackApi;
   threads: ThreadMemory;
   tasks: BackgroundTasks;
@@ -52,7 +47,7 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: s
   const install = turn.skill ? undefined : parseInstallCommand(turn.text.trim().replace(/^\/?skills\s+/i, ''));
   if (install !== undefined && /^\/?skills\s/i.test(turn.text.trim())) {
     // `@skillbot skills install` (a .skill file shared with it), `… installed`, `… update ID`, `… remove ID`.
-    const accepted = await deps.app.dispatcher.accept(undefined, deliveryKeys);
+    const accepted = await deps.core.turns.accept(undefined, deliveryKeys);
     if (accepted === 'queued') {
       deps.tasks.run('thread install command', async () => {
         const place = { teamId: turn.teamId, channelId: turn.channelId, userId: turn.userId, threadTs: turn.threadTs, ...(turn.files ? { files: turn.files } : {}) };
@@ -64,14 +59,14 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: s
   }
   let skill = turn.skill;
   let note: string | undefined;
-  if (command?.kind === 'skills') note = skillListText(deps.app.engine.invocableSkills(worldId));
+  if (command?.kind === 'skills') note = skillListText(deps.core.skills.forWorld(worldId));
   else if (command?.kind === 'skill') {
-    if (deps.app.engine.invocableSkills(worldId).some((candidate) => candidate.id === command.id)) skill = { id: command.id, args: command.args };
+    if (deps.core.skills.forWorld(worldId).some((candidate) => candidate.id === command.id)) skill = { id: command.id, args: command.args };
     else note = `No skill \`${safeText(command.id)}\` is available in this channel. \`@skillbot skills\` lists them.`;
   }
   if (note !== undefined) {
     // Answered here, without a turn; the delivery is still remembered so a retry posts nothing twice.
-    const accepted = await deps.app.dispatcher.accept(undefined, deliveryKeys);
+    const accepted = await deps.core.turns.accept(undefined, deliveryKeys);
     const text = note;
     if (accepted === 'queued') deps.tasks.run('thread command', () => deps.api.post({ channel: turn.channelId, threadTs: turn.threadTs, text }));
     return accepted;
@@ -91,7 +86,7 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: s
     ...(turn.files?.length ? { files: turn.files } : {}),
     ...(turn.ref ? { ref: turn.ref } : {}),
   };
-  return deps.app.dispatcher.accept(message, deliveryKeys);
+  return deps.core.turns.accept(message, deliveryKeys);
 }
 
 /** `/skill ID args` or `skills` written as a message (the mention already taken out). */
@@ -103,12 +98,12 @@ export function threadCommand(text: string): { kind: 'skill'; id: string; args: 
 }
 
 /** An assistant thread is titled once, after its first question. */
-async function titleThread(api: SlackApi, store: Store, target: { channel: string; threadTs: string }, text: string): Promise<void> {
+async function titleThread(api: SlackApi, store: AdapterState, target: { channel: string; threadTs: string }, text: string): Promise<void> {
   const key = `slack-title:${target.channel}:${target.threadTs}`;
-  if ((await store.get<boolean>('chats', key)) === true) return;
+  if ((await store.get<boolean>(key)) === true) return;
   const line = text.replace(/\s+/g, ' ').trim();
   await api.setTitle({ ...target, title: line.length > 60 ? `${line.slice(0, 59)}…` : line || 'skillbot' });
-  await store.set('chats', key, true, PLACEHOLDER_KEEP_MS * 30);
+  await store.set(key, true, PLACEHOLDER_KEEP_MS * 30);
 }
 
 /** A turn's message is worth reusing for as long as its message may be re-run. */
@@ -120,7 +115,7 @@ const PLACEHOLDER_KEEP_MS = 24 * 60 * 60 * 1000;
  */
 export function slackPort(
   api: SlackApi,
-  store: Store,
+  store: AdapterState,
   logger: Logger,
   streaming = new StreamingSupport(),
   files?: { token: string; apiUrl?: string; maxBytes: number },
@@ -160,7 +155,7 @@ export function slackPort(
       const assistantThread = thread.channelId.startsWith('D');
       const target = { channel: thread.channelId, threadTs: thread.threadTs, teamId: thread.teamId, userId: message.userId, turnId };
       const key = `slack-placeholder:${turnId}`;
-      const memory = { get: () => store.get<string>('chats', key), set: (ts: string) => store.set('chats', key, ts, PLACEHOLDER_KEEP_MS) };
+      const memory = { get: () => store.get<string>(key), set: (ts: string) => store.set(key, ts, PLACEHOLDER_KEEP_MS) };
       const sink = new SlackTurnSink(api, target, log, { streaming, status: assistantThread }, memory);
       if (assistantThread) void titleThread(api, store, target, message.text).catch((error: unknown) => log.info({ err: slackErrorCode(error) }, 'setting the thread title failed'));
       sink.open();

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { chown, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { MessageFile, OutgoingFile } from '../../src/chats/platform.ts';
+import type { MessageFile, OutgoingFile } from '../../src/platform/index.ts';
 
 /** The person's attachments waiting for their next message, and the host paths behind their ids. */
 export class TerminalFiles {

@@ -1,5 +1,5 @@
 // How an approval looks in the terminal: the question with numbered choices, every invisible character named.
-import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/approvals/index.ts';
+import type { ApprovalOption, ApprovalPresenter, ApprovalRecord } from '../../src/platform/index.ts';
 
 const CHOICES: Record<string, ApprovalOption> = { '1': 'yes_once', '2': 'yes_in_session', '3': 'no' };
 /** Each option keeps its number (the contract's 1, 2, 3) even where one is left out (an MCP tool asked every time). */

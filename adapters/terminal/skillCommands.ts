@@ -1,5 +1,5 @@
 // `/skill ID [args]` and `/skills` typed in the terminal chat, as the Slack and Discord commands work.
-import type { Skill } from '../../src/skills/types.ts';
+import type { Skill } from '../../src/platform/index.ts';
 
 /** `/skill ID [args]` as the core takes it, or undefined when the line is not that command. */
 export function parseSkillCommand(line: string): { id: string; args: string } | undefined {

@@ -37,7 +37,7 @@ export async function startTry(repos: Record<string, string>) {
     { anthropic, skillsRoot: join(dir, 'skills'), env: { SKILLBOT_CONFIG: join(dir, 'config.yaml'), INSTALL_GITHUB_URL: git.url, INSTALLED_SKILLS_DIR: join(dir, 'installed'), SCRIPT_TIMEOUT_MS: '120000' } },
     { SLACK_BOT_TOKEN: slack.info.botToken, SLACK_SIGNING_SECRET: 'try-signing-secret-0123456789', SLACK_API_URL: slack.apiUrl },
   );
-  const running = await slackLauncher.start(app, http);
+  const running = await slackLauncher.start(app.core, http);
   app.dispatcher.start();
   const port = await http.listen(0, '127.0.0.1');
   const sender = new SlackSender(`http://127.0.0.1:${port}/slack/events`, 'try-signing-secret-0123456789', slack.info);

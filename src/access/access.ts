@@ -1,7 +1,7 @@
 // The one place that decides whether a message, a click or a command may reach the bot: the world's `access`
 // rules, the person's `limits`, and the `bots` let in on purpose. Adapters ask it before anything is stored.
 import { type Config, worldSettings } from '../config/config.ts';
-import type { ContextMessage, TurnPlatform } from '../chats/platform.ts';
+import type { ContextMessage, TurnPlatform } from '../platform/port.ts';
 import { logRefusedAccess } from './refusalLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';

@@ -1,6 +1,6 @@
 // A world's `dailyTokenBudget` warns the operator's `admins` privately at 75 % and 95 %, once a day each.
 import type { Store } from '../store/types.ts';
-import type { TurnPlatform } from '../chats/platform.ts';
+import type { TurnPlatform } from '../platform/port.ts';
 import type { Logger } from '../ops/log.ts';
 import { utcDay } from '../chats/tokenBudget.ts';
 

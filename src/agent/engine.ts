@@ -6,7 +6,7 @@ import type { TurnRun, TurnStops } from '../chats/stop.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { budgetSpentText, type TokenBudgets } from '../chats/tokenBudget.ts';
-import type { IncomingMessage, TurnPlatform, TurnSink } from '../chats/platform.ts';
+import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform/port.ts';
 import { turnContextText } from './threadContext.ts';
 import { fileBlocks, type LoadedFiles, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
@@ -143,7 +143,8 @@ export class Engine {
   private async open(begun: Pick<OpenTurn, 'message' | 'sink' | 'log' | 'started' | 'run'>, turnId: string, platform: TurnPlatform): Promise<OpenTurn | TurnOutcome> {
     const { message, log } = begun;
     const settings = this.deps.settingsFor?.(message.worldId) ?? worldSettings(this.deps.config, message.worldId);
-    const refused = await this.overBudget(begun, turnId, settings);
+    // Most worlds have no budget: they pay no await for one.
+    const refused = settings.dailyTokenBudget === undefined ? undefined : await this.overBudget(begun, turnId, settings.dailyTokenBudget);
     if (refused !== undefined) return refused;
     // One snapshot for the whole turn: a registry reload lands between turns, never inside one.
     const snapshot = this.deps.registry.current();
@@ -166,16 +167,16 @@ export class Engine {
     const opening = withFiles(await turnOpening(this.deps, turn, message), filesIn);
     const catalog = this.catalogs.forWorld(snapshot, settings);
     const system = buildSystemPrompt(catalog.text, promptPlatform(message.worldId));
-    const tools = joinToolSets([ourToolSet({ deps: this.deps, turn, catalogComplete: catalog.complete }), ...(await this.mcpTools(turn, settings, platform))]);
+    const ours = ourToolSet({ deps: this.deps, turn, catalogComplete: catalog.complete });
+    const tools = this.deps.mcp === undefined ? ours : joinToolSets([ours, await this.mcpTools(this.deps.mcp, turn, settings, platform)]);
     log.info({ worldId: message.worldId, skills: snapshot.list().length }, 'turn started');
     return { ...begun, settings, history, turn, files, filesIn, opening, system, tools, notices, workspaceOpened: () => opened };
   }
 
   /** The sentence a world over its daily budget gets instead of an answer; undefined: the turn may run. */
-  private async overBudget(begun: Pick<OpenTurn, 'message' | 'sink' | 'log' | 'started'>, turnId: string, settings: WorldSettings): Promise<TurnOutcome | undefined> {
+  private async overBudget(begun: Pick<OpenTurn, 'message' | 'sink' | 'log' | 'started'>, turnId: string, budget: number): Promise<TurnOutcome | undefined> {
     const { message, log } = begun;
-    const budget = settings.dailyTokenBudget;
-    if (budget === undefined || this.deps.budgets === undefined || (await this.deps.budgets.allows(message.worldId, budget))) return undefined;
+    if (this.deps.budgets === undefined || (await this.deps.budgets.allows(message.worldId, budget))) return undefined;
     this.deps.metrics?.budgetRefusals.inc({ world: message.worldId });
     log.warn({ worldId: message.worldId, budget }, 'daily token budget spent: message not answered');
     const reply = budgetSpentText(budget);
@@ -183,12 +184,11 @@ export class Engine {
     return { turnId, status: 'over_budget', reply, usage: emptyUsage(), durationMs: performance.now() - begun.started, modelMs: 0 };
   }
 
-  /** The world's MCP servers' tool set, when it has any. */
-  private async mcpTools(turn: TurnContext, settings: WorldSettings, platform: TurnPlatform): Promise<ToolSet[]> {
-    if (this.deps.mcp === undefined) return [];
+  /** The world's MCP servers' tool set (empty where it has none). */
+  private mcpTools(tools: McpTools, turn: TurnContext, settings: WorldSettings, platform: TurnPlatform): Promise<ToolSet> {
     const reach = privateReach(platform, turn.chatId, turn.requesterId);
     const { approvalTimeoutMs, mcp, mcpNoApproval, network, egressAllow, credentials } = settings;
-    return [await this.deps.mcp.forTurn({ ...turn, approvalTimeoutMs, mcp, mcpNoApproval, network, egressAllow, credentials, ...reach })];
+    return tools.forTurn({ ...turn, approvalTimeoutMs, mcp, mcpNoApproval, network, egressAllow, credentials, ...reach });
   }
 
   /** Runs the model: the tool loop over the turn's tool sets, its text streamed to the sink. */

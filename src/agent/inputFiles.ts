@@ -2,7 +2,7 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { extname } from 'node:path';
 import type { FileLimits } from '../config/config.ts';
-import type { MessageFile } from '../chats/platform.ts';
+import type { MessageFile } from '../platform/port.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
 import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
 import { placeSharedFiles } from '../workspace/sharedFiles.ts';
@@ -221,20 +221,6 @@ export function historyToolImages(messages: readonly MessageParam[]): MessagePar
 export function notReadNotice(notRead: readonly NotRead[]): string | undefined {
   if (notRead.length === 0) return undefined;
   return notRead.map((file) => `_I did not read ${file.name}: ${file.reason}._`).join('\n');
-}
-
-/** A download's body, up to `maxBytes + 1` bytes (one more than allowed tells the caller it was too large). */
-export async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (!response.body) return new Uint8Array();
-  for await (const chunk of response.body) {
-    chunks.push(chunk);
-    total += chunk.byteLength;
-    // Leaving the loop cancels the rest of the download.
-    if (total > maxBytes) break;
-  }
-  return Buffer.concat(chunks);
 }
 
 /**

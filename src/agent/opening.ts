@@ -1,6 +1,6 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { activateForTurn, type TurnActivationDeps } from './turnActivation.ts';
-import type { IncomingMessage } from '../chats/platform.ts';
+import type { IncomingMessage } from '../platform/port.ts';
 import type { TurnContext } from './turnContext.ts';
 
 /**

@@ -4,7 +4,7 @@
 import type { FileLimits } from '../config/config.ts';
 import type { ExecResult } from '../exec/types.ts';
 import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
-import type { OutgoingFile } from '../chats/platform.ts';
+import type { OutgoingFile } from '../platform/port.ts';
 import { visible } from '../text/visible.ts';
 import { readInside } from '../workspace/safeFiles.ts';
 import { describeSize } from './inputFiles.ts';

@@ -2,7 +2,7 @@
 import type { ContextLimits } from '../config/config.ts';
 import { estimateTokens } from '../chats/history.ts';
 import type { Logger } from '../ops/log.ts';
-import type { ContextMessage, IncomingMessage, TurnPlatform } from '../chats/platform.ts';
+import type { ContextMessage, IncomingMessage, TurnPlatform } from '../platform/port.ts';
 
 /** The newest messages within the count and token bounds, oldest first. */
 export function boundContext(messages: readonly ContextMessage[], limits: ContextLimits): ContextMessage[] {

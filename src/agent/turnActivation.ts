@@ -6,7 +6,7 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { LOAD_SKILL, loadSkillForTurn } from './tools/loadSkill.ts';
 import type { ToolDeps, TurnContext } from './turnContext.ts';
 import { type AgentSettings, worldAllowsSkill } from '../config/config.ts';
-import type { IncomingMessage } from '../chats/platform.ts';
+import type { IncomingMessage } from '../platform/port.ts';
 import { matchTriggers, type TriggerMatch } from '../skills/triggers.ts';
 import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { skillsLoadedInHistory } from './loadedInHistory.ts';

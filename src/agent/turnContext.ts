@@ -4,7 +4,7 @@ import type { Executor, HashFolder } from '../exec/types.ts';
 import type { ApprovalRuntime, AuditLog, Grants } from '../approvals/index.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { IncomingMessage, OutgoingFile, TurnSink } from '../chats/platform.ts';
+import type { IncomingMessage, OutgoingFile, TurnSink } from '../platform/port.ts';
 import type { InputFile } from './inputFiles.ts';
 import type { SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';

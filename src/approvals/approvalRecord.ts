@@ -68,6 +68,7 @@ export function newApprovalRecord(input: ApprovalRequestInput, createdAt: number
     ...(input.answerers === undefined ? {} : { answerers: [...input.answerers] }),
     ...(input.picks === undefined ? {} : { picks: { choices: [...input.picks.choices], picked: [...input.picks.picked] } }),
     ...(input.routineId === undefined ? {} : { routineId: input.routineId }),
+    ...(input.subject === undefined ? {} : { subject: input.subject }),
   };
 }
 
@@ -141,11 +142,12 @@ export function decisionFields(record: ApprovalRecord): Record<string, unknown> 
  * reference, the instance awaiting it).
  */
 export function pendingFields(record: ApprovalRecord): Record<string, unknown> {
-  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers, picks, routineId } = record;
+  const { id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey, answerers, picks, routineId, subject } = record;
   return {
     id, worldId, chatId, requesterId, skillId, skillHash, items, options, defaultOption, title, body, createdAt, expiresAt, turnId, resumeKey,
     ...(answerers === undefined ? {} : { answerers }),
     ...(picks === undefined ? {} : { picks }),
     ...(routineId === undefined ? {} : { routineId }),
+    ...(subject === undefined ? {} : { subject }),
   };
 }

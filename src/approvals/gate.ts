@@ -21,7 +21,7 @@ export interface AuthorizeInput {
   /** `hash`: the content to approve, as on disk now (see contentToApprove in approvedContent.ts). */
   skill: { id: string; hash: string };
   /** `shell`: Claude's bash tool (skill `bash`, hash SHELL_CONTENT); its question and grant speak of commands. */
-  subject?: 'skill' | 'shell';
+  subject?: 'skill' | 'shell' | 'mcp_tool';
   items: ApprovalItem[];
   timeoutMs: number;
   turnId?: string;
@@ -98,7 +98,7 @@ export function formatApprovalBody(
   skill: { id: string; hash: string },
   items: readonly ApprovalItem[],
   grant?: GrantCover,
-  subject: 'skill' | 'shell' = 'skill',
+  subject: 'skill' | 'shell' | 'mcp_tool' = 'skill',
 ): string {
   if (grant?.routineId !== undefined) return [...questionLines(skill, items, subject), routineGrantSentence(skill, grant.routineId, grant, subject)].join('\n');
   if (subject === 'shell') {
@@ -122,7 +122,7 @@ export function formatApprovalBody(
   return lines.join('\n');
 }
 
-function questionLines(skill: { id: string; hash: string }, items: readonly ApprovalItem[], subject: 'skill' | 'shell'): string[] {
+function questionLines(skill: { id: string; hash: string }, items: readonly ApprovalItem[], subject: 'skill' | 'shell' | 'mcp_tool'): string[] {
   const head = subject === 'shell'
     ? "Claude wants to run a shell command in this thread's workspace (/workspace), in the sandbox:"
     : `Skill ${visible(skill.id)} (content ${shortHash(skill.hash)}) wants to run:`;
@@ -130,7 +130,7 @@ function questionLines(skill: { id: string; hash: string }, items: readonly Appr
 }
 
 /** What "Yes, for this routine" covers: every later run of the routine, for the same bytes, owner's answer only. */
-function routineGrantSentence(skill: { id: string; hash: string }, routineId: string, grant: GrantCover, subject: 'skill' | 'shell'): string {
+function routineGrantSentence(skill: { id: string; hash: string }, routineId: string, grant: GrantCover, subject: 'skill' | 'shell' | 'mcp_tool'): string {
   const what = subject === 'shell' ? 'every shell command Claude runs' : `runs of ${visible(skill.id)} at this version (content ${shortHash(skill.hash)})`;
   return (
     `"Yes, for this routine" covers ${what} in every run of routine ${visible(routineId)} (each in its own thread), ` +
@@ -206,6 +206,7 @@ export async function authorize(deps: GateDeps, input: AuthorizeInput): Promise<
     skillId: input.skill.id,
     skillHash: input.skill.hash,
     items: input.items,
+    subject: input.subject ?? 'skill',
     ...turn,
     ...(input.resumeKey === undefined ? {} : { resumeKey: input.resumeKey }),
     ...(input.routineId === undefined ? {} : { routineId: input.routineId }),

@@ -9,6 +9,12 @@ export type ApprovalOutcome = ApprovalOption | 'timeout' | 'expired';
 export type ApprovalStatus = 'pending' | 'resolved';
 
 /**
+ * What a question is about, so a platform words its card without reading the hash: a skill's code, a shell
+ * command, an MCP tool call, joining an MCP sign-in to a person, or installing skills.
+ */
+export type ApprovalSubject = 'skill' | 'shell' | 'mcp_tool' | 'mcp_sign_in' | 'install';
+
+/**
  * One unit of code the question covers (a script with its args, a preflight command, a hook, a shell command line
  * as `path`), or a file handed to it (`file`: path = where it is in the sandbox, args = [its size, where it came
  * from, and for a file Claude wrote, its whole text]), or an MCP tool call (`tool`: path = its full name
@@ -59,6 +65,8 @@ export interface ApprovalRequestInput {
    * that routine, not for the run's thread.
    */
   routineId?: string;
+  /** What is asked about (sealed with the question); records from before it was kept have none. */
+  subject?: ApprovalSubject;
 }
 
 export interface ApprovalPicks {
@@ -113,6 +121,8 @@ export interface ApprovalRecord {
   picks?: ApprovalPicks;
   /** See ApprovalRequestInput.routineId (sealed with the question). */
   routineId?: string;
+  /** See ApprovalRequestInput.subject (sealed with the question). */
+  subject?: ApprovalSubject;
   /** Set when replaced by a pick (decidedBy `system:replaced`): who picked what (sealed with the decision). */
   repicked?: { by: string; picked: string[] };
 }

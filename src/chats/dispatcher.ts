@@ -1,6 +1,6 @@
 // Where every message enters the core: accepted once, queued durably, answered by whichever instance holds the chat.
 import type { Logger } from '../ops/log.ts';
-import type { IncomingMessage, PlatformPort, TurnPlatform, TurnSink } from './platform.ts';
+import type { IncomingMessage, PlatformPort, TurnPlatform, TurnSink } from '../platform/port.ts';
 import type { Store } from '../store/types.ts';
 import { DurableQueue, type DurableQueueOptions, type QueueStopOptions } from './durableQueue.ts';
 import { parseChatId } from './ids.ts';

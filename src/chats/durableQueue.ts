@@ -1,5 +1,5 @@
 import type { Logger } from '../ops/log.ts';
-import type { IncomingMessage } from './platform.ts';
+import type { IncomingMessage } from '../platform/port.ts';
 import type { AcceptOutcome, Store } from '../store/types.ts';
 import { acquireChatLease, DEFAULT_LEASE, type HeldLease, type LeaseHolders, type LeaseOptions } from './chatLease.ts';
 import { Inbox, type InboxItem } from './inbox.ts';

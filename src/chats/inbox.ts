@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from './platform.ts';
+import type { IncomingMessage } from '../platform/port.ts';
 import type { AcceptOutcome, Store } from '../store/types.ts';
 
 /** A user message waiting for its turn, kept in the store until the turn has answered it. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config as loadDotenv } from 'dotenv';
-import type { App } from '../app.ts';
+import type { PlatformLauncher, RunningPlatform, TerminalLauncher } from '../platform/launchers.ts';
 import type { CommandOutput } from '../ops/commandOutput.ts';
 import { type Config, ConfigError, loadConfig, platformCredentialProblems } from '../config/config.ts';
 import type { HttpServer } from '../ops/httpServer.ts';
@@ -12,24 +12,6 @@ import type { InstalledCopy } from '../install/installedCopy.ts';
 
 // Each command imports what it needs when it runs: `skills list` must not pay for the model SDK, the store
 // drivers or a platform (see bench/cli.ts).
-
-/** A platform the `start` command can run (the adapters provide them; the core never imports one). */
-export interface PlatformLauncher {
-  name: string;
-  /** Whether its credentials are set. */
-  enabled(config: Config): boolean;
-  start(app: App, http: HttpServer): Promise<RunningPlatform>;
-}
-
-export interface RunningPlatform {
-  ready(): boolean;
-  stop(): Promise<void>;
-}
-
-export interface TerminalLauncher {
-  /** `logFile`: where this chat's logs go instead of the terminal, to tell the person at the start. */
-  (app: App, options: { worldId?: string; chatId?: string; logFile?: string }): Promise<number>;
-}
 
 export interface CliHost {
   platforms: PlatformLauncher[];
@@ -99,7 +81,7 @@ async function chat(args: string[], host: CliHost, config: Config, log: ProcessL
   // MCP sign-in lands on the bot's listener: the terminal chat opens one when a server may need it.
   const callback = app.mcp === undefined ? undefined : await (await import('../mcp/signInListener.ts')).signInListener(app.mcp.signIns, config, chatLogger);
   try {
-    return await host.terminal(app, { worldId: values.world, chatId: values.chat, ...(onTerminal ? { logFile: CHAT_LOG_FILE } : {}) });
+    return await host.terminal(app.core, { worldId: values.world, chatId: values.chat, ...(onTerminal ? { logFile: CHAT_LOG_FILE } : {}) });
   } finally {
     await callback?.close();
     await app.close();
@@ -137,7 +119,7 @@ async function start(host: CliHost, config: Config, log: ProcessLog): Promise<nu
   });
   const stopPlatforms = () => Promise.allSettled(running.map((platform) => platform.stop()));
   try {
-    for (const platform of wanted) running.push(await platform.start(app, http));
+    for (const platform of wanted) running.push(await platform.start(app.core, http));
     app.dispatcher.start();
     http.routePrefix('POST', '/hooks/', app.routines.hookHandler());
     await app.routines.start();

@@ -3,4 +3,5 @@
 export { Installer } from './installer.ts';
 export { InstalledSkills } from './installedSkills.ts';
 export { parseInstallCommand, INSTALL_USAGE, type InstallCommand } from './installCommand.ts';
+export { type InstallPlace, runInstallCommand } from './chatCommand.ts';
 export { stagingLifetimeMs, sweepLeftovers } from './leftovers.ts';

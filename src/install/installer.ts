@@ -8,10 +8,12 @@ import type { SkillRegistry } from '../skills/registry.ts';
 import type { Store } from '../store/types.ts';
 import { type ApprovalRuntime, type AuditLog, SYSTEM_DECIDERS } from '../approvals/index.ts';
 import { DEFAULT_BOUNDS, type InstallBounds } from './bounds.ts';
-import { bundleOf, describeDifference } from './bundle.ts';
+import { describeDifference } from './bundle.ts';
 import { remoteCommit } from './fetchGit.ts';
 import { stagingDirOf, touchStaged } from './leftovers.ts';
-import { type InstalledSkill, changeIndex, dropBundle, readBundle, writeBundle } from './installRecords.ts';
+import { type InstalledSkill, readBundle } from './installRecords.ts';
+import { pinPlan, removeInstalled, updateSourceOf } from './installedChanges.ts';
+import { pickAnswer } from './pickAnswer.ts';
 import type { InstalledSkills } from './installedSkills.ts';
 import { installedListText, visibleIn } from './installedList.ts';
 import { type Plan, preparePlan } from './plan.ts';
@@ -72,11 +74,6 @@ export class Installer {
     return [...new Set([...worldSettings(this.deps.config, worldId).installers, ...this.deps.config.admins])];
   }
 
-  /** Where a request by this person installs: `defaults` for an operator admin, else the world. */
-  scopeFor(worldId: string, requesterId: string): string {
-    return this.deps.config.admins.includes(requesterId) ? 'defaults' : worldId;
-  }
-
   parse(text: string): { ok: true; source: InstallSource } | { ok: false; error: string } {
     return parseSource(text, this.deps.config.install.githubUrl);
   }
@@ -132,7 +129,8 @@ export class Installer {
     if (!parsed.ok) return { ok: false, text: `Cannot install: ${parsed.error}.` };
     const quota = await this.#takeFetch(request);
     if (!quota.ok) return { ok: false, privately: true, text: quota.text };
-    const scope = this.scopeFor(request.worldId, request.requesterId);
+    // An operator admin installs for every channel (`defaults`); anyone else for this one.
+    const scope = this.deps.config.admins.includes(request.requesterId) ? 'defaults' : request.worldId;
     const planned = await this.plan(parsed.source, {
       scope,
       policy: worldSettings(this.deps.config, request.worldId).installPolicy,
@@ -146,9 +144,8 @@ export class Installer {
   async update(request: Requested & { id: string }): Promise<InstallResult> {
     const record = this.deps.installed.get(request.id);
     if (record === undefined || !visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
-    if (record.origin.kind === 'file') return { ok: false, text: `${request.id} came from the shared file ${record.origin.name}: share the new file with \`/skills install\` to update it.` };
-    const { url, ref, path } = record.origin;
-    const source: InstallSource = { kind: 'git', url, ...(ref === undefined ? {} : { ref }), ...(path === undefined ? {} : { path }), display: record.source };
+    const source = updateSourceOf(record);
+    if (source === undefined) return { ok: false, text: `${request.id} came from the shared file ${record.origin.kind === 'file' ? record.origin.name : record.source}: share the new file with \`/skills install\` to update it.` };
     const quota = await this.#takeFetch(request);
     if (!quota.ok) return { ok: false, privately: true, text: quota.text };
     const planned = await this.plan(source, { scope: record.scope, policy: worldSettings(this.deps.config, request.worldId).installPolicy, pick: [request.id], update: record });
@@ -159,19 +156,19 @@ export class Installer {
     return this.#decide(request, planned, record.scope, 'update');
   }
 
-  /** `/skills remove ID`: an installer's word is enough; it goes from every instance. */
+  /** `/skills remove ID`: an installer's word is enough (the operator's at the host too); it goes from every instance. */
   async remove(request: Requested & { id: string }): Promise<InstallResult> {
-    if (!this.installersOf(request.worldId).includes(request.requesterId)) {
+    const atHost = request.atHost === true;
+    if (!atHost && !this.installersOf(request.worldId).includes(request.requesterId)) {
       return { ok: false, privately: true, text: "Only this channel's installers can remove installed skills." };
     }
     const record = this.deps.installed.get(request.id);
     if (record === undefined || !visibleIn(record, request.worldId)) return { ok: false, text: `No installed skill ${request.id} here. \`/skills installed\` lists them.` };
-    if (record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
+    if (!atHost && record.scope === 'defaults' && !this.deps.config.admins.includes(request.requesterId)) {
       return { ok: false, privately: true, text: `${record.id} is installed for every channel: only the operator's admins can remove it.` };
     }
-    const changed = await changeIndex(this.deps.store, this.deps.seal, (skills) => skills.filter((skill) => !(skill.id === record.id && skill.scope === record.scope)));
-    if ('error' in changed) return { ok: false, text: `Removing ${request.id} failed: ${changed.error}.` };
-    if (!changed.skills.some((skill) => skill.contentHash === record.contentHash)) await dropBundle(this.deps.store, record.contentHash);
+    const removed = await removeInstalled(this.deps.store, this.deps.seal, record);
+    if (!removed.ok) return { ok: false, text: `Removing ${request.id} failed: ${removed.error}.` };
     await this.deps.installed.sync();
     await this.#audit(request, record.id, record.contentHash, 'removed', `${record.source}`);
     return { ok: true, text: `Removed ${record.id} (was ${record.source}, content ${record.contentHash.slice(0, 12)}).` };
@@ -189,41 +186,16 @@ export class Installer {
       const now = await this.deps.hashFolder(skill.dir);
       if ('error' in now || now.hash !== skill.hash) return { ok: false, error: `the staged files of ${skill.id} changed after the review; nothing installed` };
     }
-    for (const skill of plan.skills) await writeBundle(this.deps.store, await bundleOf(skill));
+    const pinned = await pinPlan(this.deps.store, this.deps.seal, plan, meta);
+    if (!pinned.ok) return pinned;
     const origin = plan.staged.origin;
-    const path = plan.source.kind === 'git' ? plan.source.path : undefined;
-    const records: InstalledSkill[] = plan.skills.map((skill) => ({
-      id: skill.id,
-      scope: meta.scope,
-      source: plan.source.display,
-      origin: origin.kind === 'git' ? { kind: 'git', url: origin.url, ...(origin.ref === undefined ? {} : { ref: origin.ref }), ...(path === undefined ? {} : { path }), commit: origin.commit } : { kind: 'file', name: origin.name, sha256: origin.sha256 },
-      folder: skill.folder,
-      contentHash: skill.hash,
-      files: skill.files.length,
-      bytes: skill.files.reduce((sum, file) => sum + file.size, 0),
-      requestedBy: meta.requestedBy,
-      approvedBy: meta.approvedBy,
-      installedAt: Date.now(),
-    }));
-    const replaced: string[] = [];
-    const changed = await changeIndex(this.deps.store, this.deps.seal, (skills) => {
-      for (const record of records) {
-        const other = skills.find((skill) => skill.id === record.id && skill.scope !== record.scope);
-        if (other !== undefined) return { error: `${record.id} is already installed for ${other.scope === 'defaults' ? 'every channel' : other.scope}` };
-      }
-      const ids = new Set(records.map((record) => record.id));
-      for (const skill of skills) if (ids.has(skill.id)) replaced.push(skill.contentHash);
-      return [...skills.filter((skill) => !ids.has(skill.id)), ...records].sort((a, b) => (a.id < b.id ? -1 : 1));
-    });
-    if ('error' in changed) return { ok: false, error: changed.error };
-    for (const hash of replaced) if (!changed.skills.some((skill) => skill.contentHash === hash)) await dropBundle(this.deps.store, hash);
     await this.deps.installed.sync();
     let note: string | undefined;
     if (plan.source.kind === 'git' && origin.kind === 'git') {
       const head = await remoteCommit(plan.source, this.#bounds, this.#guard).catch(() => undefined);
       if (head !== undefined && head !== origin.commit) note = `${plan.source.ref ?? 'the default branch'} has moved to ${head.slice(0, 12)} since the review: the reviewed commit ${origin.commit.slice(0, 12)} is what was installed (\`/skills update ID\` reviews the new one).`;
     }
-    return { ok: true, ids: records.map((record) => record.id), ...(note === undefined ? {} : { note }) };
+    return { ok: true, ids: pinned.ids, ...(note === undefined ? {} : { note }) };
   }
 
   async #decide(request: Requested, planned: Awaited<ReturnType<Installer['plan']>>, scope: string, verb: 'install' | 'update'): Promise<InstallResult> {
@@ -262,6 +234,7 @@ export class Installer {
           skillHash: plan.review.combinedHash,
           items: plan.review.items,
           answerers,
+          subject: 'install',
           ...(plan.offered.length > 1 ? { picks: { choices: plan.offered.map((skill) => skill.id), picked: ids } } : {}),
         });
         const authentic = approvals.isAuthentic(answer);
@@ -293,18 +266,7 @@ export class Installer {
   /** A pick on a collection's card (on any instance): the card closes, and its asker asks anew for exactly these. */
   async pick(input: { worldId: string; approvalId: string; userId: string; ids: string[] }): Promise<InstallResult> {
     const result = this.deps.approvals === undefined ? ({ kind: 'not_found' } as const) : await this.deps.approvals.replace({ ...input, picked: input.ids });
-    switch (result.kind) {
-      case 'accepted':
-        return { ok: true, text: '' };
-      case 'not_allowed':
-        return { ok: false, privately: true, text: "Only the person who asked and this channel's installers can pick what an install card covers." };
-      case 'invalid_option':
-        return { ok: false, privately: true, text: 'Pick at least one of the skills the card offers.' };
-      case 'already_resolved':
-        return { ok: false, privately: true, text: 'This install card is already closed, so the pick changed nothing.' };
-      default:
-        return { ok: false, privately: true, text: 'This install card is no longer open (or not of this channel), so the pick changed nothing.' };
-    }
+    return pickAnswer(result);
   }
 
   /** One of the person's fetches; a world's installers (who answer the cards) and the operator's admins are not counted. */

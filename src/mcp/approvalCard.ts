@@ -4,9 +4,6 @@
 import { visible } from '../text/visible.ts';
 import type { McpToolEntry } from './toolCatalog.ts';
 
-/** Whether an approval's content hash is an MCP tool's definition hash (toolDefinition.ts), not a skill's. */
-export const isMcpContent = (hash: string): boolean => hash.startsWith('mcp-tool:');
-
 function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 120) return `${seconds} seconds`;

@@ -51,7 +51,7 @@ export interface McpTurn extends CallTurn, McpScope {
   askToConnect?(server: string): Promise<void>;
 }
 
-/** The part of a platform port (src/chats/platform.ts) that reaches one person privately. */
+/** The part of a platform port (src/platform/port.ts) that reaches one person privately. */
 interface PrivateWays {
   tellPrivately?(chatId: string, userId: string, text: string): Promise<void>;
   askToConnect?(chatId: string, userId: string, server: string): Promise<void>;

@@ -32,6 +32,7 @@ export async function confirmSignIn(approvals: ApprovalRuntime, signIns: SignIns
     items: [{ kind: 'tool', path: `sign in to ${server}`, args: [held.account, `code ${held.code}`] }],
     turnId: turn.turnId,
     answerers: [turn.requesterId],
+    subject: 'mcp_sign_in',
   });
   const yes = record.outcome === 'yes_once' && approvals.isAuthentic(record);
   return signIns.settle(server, turn.requesterId, held.code, yes);

@@ -109,6 +109,7 @@ export async function callMcpTool(
         timeoutMs: turn.approvalTimeoutMs,
         turnId: turn.turnId,
         resumeKey: turn.nextApprovalKey(),
+        subject: 'mcp_tool',
         question: (grant) => mcpQuestion(entry, args, grant, changed),
         ...(turn.routineId === undefined ? {} : { routineId: turn.routineId }),
         ...(entry.requiresUserInteraction ? { options: ['yes_once', 'no'] as const } : {}),

@@ -2,7 +2,7 @@
 // oversize body or a burst past the rate start nothing.
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import type { AuditLog } from '../approvals/index.ts';
-import type { IncomingMessage } from '../chats/platform.ts';
+import type { IncomingMessage } from '../platform/port.ts';
 import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';

@@ -2,7 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseWorldId } from '../chats/ids.ts';
 import { derivedSecret, HOOK_SECRET_LABEL } from '../keys/sealing.ts';
-import type { PlatformPort } from '../chats/platform.ts';
+import type { PlatformPort } from '../platform/port.ts';
 import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { RoutineBook } from './book.ts';

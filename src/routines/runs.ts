@@ -3,7 +3,7 @@
 import type { AcceptResult } from '../chats/dispatcher.ts';
 import { isInstanceAlive } from '../chats/instanceLiveness.ts';
 import { parseWorldId } from '../chats/ids.ts';
-import type { IncomingMessage, PlatformPort } from '../chats/platform.ts';
+import type { IncomingMessage, PlatformPort } from '../platform/port.ts';
 import { logRoutineDecision } from './decisionLog.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';

@@ -2,7 +2,7 @@
 import type { AuditLog } from '../approvals/index.ts';
 import type { Config } from '../config/config.ts';
 import { parseWorldId } from '../chats/ids.ts';
-import type { IncomingMessage, PlatformPort } from '../chats/platform.ts';
+import type { IncomingMessage, PlatformPort } from '../platform/port.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';

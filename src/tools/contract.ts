@@ -40,6 +40,12 @@ export interface ToolSet {
   run(name: string, input: unknown): Promise<ToolResult>;
 }
 
+/** What the model reads when it calls a tool nobody offers: the tools that are. */
+function unknownTool(name: string, offered: readonly ToolUnion[]): ToolResult {
+  const names = offered.flatMap((definition) => ('name' in definition ? [definition.name] : []));
+  return { content: `Unknown tool "${name}". Available tools: ${names.join(', ')}.`, isError: true };
+}
+
 /** A list of tools bound to one turn's context: what it offers, and each call checked against the tool's schema. */
 export function toolSetOf<Context>(tools: readonly Tool<Context>[], context: Context): ToolSet {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -50,7 +56,7 @@ export function toolSetOf<Context>(tools: readonly Tool<Context>[], context: Con
     progress: (name, input) => byName.get(name)?.progress(input) ?? 'Calling a tool…',
     async run(name, input) {
       const tool = byName.get(name);
-      if (tool === undefined) return { content: `Unknown tool "${name}".`, isError: true };
+      if (tool === undefined) return unknownTool(name, definitions);
       const parsed = tool.input.safeParse(input);
       return parsed.success ? tool.run(parsed.data, context) : tool.invalid(parsed.error);
     },
@@ -67,8 +73,7 @@ export function joinToolSets(sets: readonly ToolSet[]): ToolSet {
     run(name, input) {
       const set = owner(name);
       if (set !== undefined) return set.run(name, input);
-      const offered = sets.flatMap((each) => each.definitions().flatMap((definition) => ('name' in definition ? [definition.name] : [])));
-      return Promise.resolve({ content: `Unknown tool "${name}". Available tools: ${offered.join(', ')}.`, isError: true });
+      return Promise.resolve(unknownTool(name, sets.flatMap((each) => each.definitions())));
     },
   };
 }

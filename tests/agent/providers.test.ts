@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type App, createApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage } from '../../src/platform/port.ts';
 import { type FakeAnthropic, lastToolResult, scripted, startFakeAnthropic, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { type FakeCloud, startFakeBedrock, startFakeVertex } from '../fakes/cloudModels.ts';
 import { STATS_SKILL, writeSkills } from './harness.ts';

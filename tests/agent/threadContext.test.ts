@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { boundContext, renderContext } from '../../src/agent/threadContext.ts';
-import type { ContextMessage } from '../../src/chats/platform.ts';
+import type { ContextMessage } from '../../src/platform/port.ts';
 
 const at = Date.UTC(2026, 10, 23, 18, 5);
 const said = (text: string, author = 'Alice', authorKind: ContextMessage['authorKind'] = 'person'): ContextMessage => ({ author, authorKind, at, text });

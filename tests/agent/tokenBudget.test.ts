@@ -1,7 +1,7 @@
 // Per-world daily token budgets (`dailyTokenBudget` in SKILLBOT_CONFIG): once a world has spent its tokens for the
 // UTC day, its messages get a plain sentence instead of a model call; other worlds go on.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage } from '../../src/platform/port.ts';
 import { textReply } from '../fakes/anthropic.ts';
 import { type EngineHarness, startEngine } from '../lifecycle/engineHarness.ts';
 

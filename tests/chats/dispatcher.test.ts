@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher, type TurnRunner } from '../../src/chats/dispatcher.ts';
 import { Inbox } from '../../src/chats/inbox.ts';
 import { silentLogger } from '../../src/ops/log.ts';
-import type { IncomingMessage, PlatformPort } from '../../src/chats/platform.ts';
+import type { IncomingMessage, PlatformPort } from '../../src/platform/port.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

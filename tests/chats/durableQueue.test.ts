@@ -7,7 +7,7 @@ import { DurableQueue } from '../../src/chats/durableQueue.ts';
 import type { InboxItem } from '../../src/chats/inbox.ts';
 import { Inbox } from '../../src/chats/inbox.ts';
 import { silentLogger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage } from '../../src/platform/port.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

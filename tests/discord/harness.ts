@@ -2,7 +2,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createDiscordLauncher } from '../../adapters/discord/index.ts';
 import type { App } from '../../src/app.ts';
-import type { RunningPlatform } from '../../src/cli/cli.ts';
+import type { RunningPlatform } from '../../src/platform/index.ts';
 import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../fakes/anthropic.ts';
 import { type FakeDiscord, type FakeDiscordOptions, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { createTestApp, type TestAppOptions } from '../platforms/app.ts';
@@ -36,7 +36,7 @@ export async function startDiscordBot(
   const { app, http } = await createTestApp(options, platformEnv, { queue: { sweepMs: 200 } });
   let running: RunningPlatform;
   try {
-    running = await createDiscordLauncher({ shutdownGraceMs: 1000 }).start(app, http);
+    running = await createDiscordLauncher({ shutdownGraceMs: 1000 }).start(app.core, http);
   } catch (error) {
     await app.close();
     throw error;

@@ -8,7 +8,7 @@ import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { ApprovalOption, ApprovalRecord } from '../../src/approvals/types.ts';
 import { silentLogger } from '../../src/ops/log.ts';
-import type { IncomingMessage } from '../../src/chats/platform.ts';
+import type { IncomingMessage } from '../../src/platform/port.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 import type { SkillSnapshot } from '../../src/skills/types.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.ts';

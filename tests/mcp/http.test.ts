@@ -33,7 +33,7 @@ function openTty(chatId: string) {
     for (let i = 0; i < 1000 && !printed.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(printed).toContain(text);
   };
-  return { input, screen: () => printed, waitFor, done: runTerminalChat(bot.app, { input, output, chatId }) };
+  return { input, screen: () => printed, waitFor, done: runTerminalChat(bot.app.core, { input, output, chatId }) };
 }
 
 describe('server-everything over Streamable HTTP, in the terminal chat', () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { slackLauncher } from '../../adapters/slack/index.ts';
 export { PLACEHOLDER_TEXT as PLACEHOLDER } from '../../adapters/slack/turnSink.ts';
 import type { App } from '../../src/app.ts';
-import type { RunningPlatform } from '../../src/cli/cli.ts';
+import type { RunningPlatform } from '../../src/platform/index.ts';
 import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../fakes/anthropic.ts';
 import { type FakeSlack, type FakeSlackOptions, type PostedMessage, SlackSender, startFakeSlack } from '../fakes/slack.ts';
 import { createTestApp, type TestAppOptions } from '../platforms/app.ts';
@@ -42,7 +42,7 @@ export async function startSlackBot(options: TestAppOptions & { slack: FakeSlack
   );
   let running: RunningPlatform;
   try {
-    running = await slackLauncher.start(app, http);
+    running = await slackLauncher.start(app.core, http);
   } catch (error) {
     await app.close();
     throw error;

@@ -49,7 +49,7 @@ describe('adapters/slack/manifest.yml', () => {
 
   it('lists every event the adapter listens to and no other, besides the old assistant_view ones still handled', async () => {
     const sources = await Promise.all(
-      ['messageEvents.ts', 'assistantThreads.ts', 'appHome.ts', 'access.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
+      ['messages.ts', 'assistantThreads.ts', 'appHome.ts', 'access.ts'].map((file) => readFile(join(import.meta.dirname, '..', '..', 'adapters', 'slack', file), 'utf8')),
     );
     const registered = sources.flatMap((source) => [...source.matchAll(/bolt\.event\('([a-z_]+)'/g)].map((match) => match[1]));
     // A `message` listener stands for the four message.* subscriptions.

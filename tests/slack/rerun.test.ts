@@ -7,6 +7,7 @@ import { slackPort } from '../../adapters/slack/turns.ts';
 import { SlackApi, webClientOptions } from '../../adapters/slack/slackApi.ts';
 import { progressBlocks, stopControls } from '../../adapters/slack/turnControls.ts';
 import { Dispatcher, type TurnRunner } from '../../src/chats/dispatcher.ts';
+import { adapterState } from '../../src/platform/adapterState.ts';
 import { silentLogger } from '../../src/ops/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -53,7 +54,7 @@ function instance(runTurn: TurnRunner<void>): { dispatcher: Dispatcher<void>; id
     logger: silentLogger(),
     queue: { lease: { ttlMs: 400, heartbeatMs: 100 }, sweepMs: 50, answers: () => true },
   });
-  dispatcher.addPort('slack', slackPort(api, store, silentLogger()));
+  dispatcher.addPort('slack', slackPort(api, adapterState(store), silentLogger()));
   stops.push(() => dispatcher.stop(100));
   return { dispatcher, id };
 }
@@ -61,7 +62,7 @@ function instance(runTurn: TurnRunner<void>): { dispatcher: Dispatcher<void>; id
 describe('a turn re-run after a crash', () => {
   it('answers in the message the first run started, leaving no stale Stop button or "Working on it" behind', async () => {
     const threadTs = '1700000000.000100';
-    const port = slackPort(api, store, silentLogger());
+    const port = slackPort(api, adapterState(store), silentLogger());
     // The first run starts its message, then its instance dies before answering.
     port.sinkFor(messageIn(threadTs), 'turn-1');
     await slack.waitFor(() => slack.thread(CHANNEL, threadTs)[0], { what: 'the turn message' });
@@ -76,7 +77,7 @@ describe('a turn re-run after a crash', () => {
 
   it('writes its answer into the stream a dead first run left mid-answer: one message, never deleted', async () => {
     const threadTs = '1700000000.000200';
-    const port = slackPort(api, store, silentLogger());
+    const port = slackPort(api, adapterState(store), silentLogger());
     // The first run streams half its answer, then its instance dies.
     port.sinkFor(messageIn(threadTs), 'turn-2').partial?.('the half');
     const half = await slack.waitFor(() => slack.thread(CHANNEL, threadTs).find((posted) => posted.text === 'the half'), { what: 'the half-streamed answer' });
@@ -98,7 +99,7 @@ describe('a turn re-run after a crash', () => {
     // The first run says it is posting its message, posts it (streaming refused there), and dies before keeping its ts.
     await store.set('chats', 'slack-placeholder:turn-5', 'starting');
     const orphan = await api.post({ channel: CHANNEL, threadTs, text: PLACEHOLDER, blocks: progressBlocks(PLACEHOLDER, 'turn-5') });
-    const rerun = slackPort(api, store, silentLogger()).sinkFor(messageIn(threadTs), 'turn-5');
+    const rerun = slackPort(api, adapterState(store), silentLogger()).sinkFor(messageIn(threadTs), 'turn-5');
     await rerun.reply('the answer');
     expect(slack.thread(CHANNEL, threadTs).map((posted) => [posted.ts, posted.text])).toEqual([[orphan, 'the answer']]);
   });
@@ -114,7 +115,7 @@ describe('a turn re-run after a crash', () => {
       recipientTeamId: slack.info.teamId,
       recipientUserId: 'U1',
     });
-    const rerun = slackPort(api, store, silentLogger()).sinkFor(messageIn(threadTs), 'turn-4');
+    const rerun = slackPort(api, adapterState(store), silentLogger()).sinkFor(messageIn(threadTs), 'turn-4');
     rerun.partial?.('the whole answer');
     await rerun.reply('the whole answer');
     expect(slack.thread(CHANNEL, threadTs).map((posted) => [posted.ts, posted.text])).toEqual([[orphan, 'the whole answer']]);

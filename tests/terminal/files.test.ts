@@ -31,7 +31,7 @@ async function pipe(lines: string[]): Promise<string> {
   let printed = '';
   output.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   input.end(lines.map((line) => `${line}\n`).join(''));
-  expect(await runTerminalChat(harness!.app, { input, output, chatId: 'files-1' })).toBe(0);
+  expect(await runTerminalChat(harness!.app.core, { input, output, chatId: 'files-1' })).toBe(0);
   return printed;
 }
 

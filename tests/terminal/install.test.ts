@@ -39,7 +39,7 @@ function chat(on: Harness, tty: boolean) {
     for (let i = 0; i < 1000 && !printed.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(printed).toContain(text);
   };
-  return { input, screen: () => printed, waitFor, done: runTerminalChat(on.app, { input, output, chatId: 'install' }) };
+  return { input, screen: () => printed, waitFor, done: runTerminalChat(on.app.core, { input, output, chatId: 'install' }) };
 }
 
 describe('installing a .skill file from the terminal chat', () => {

@@ -22,7 +22,7 @@ function openTty(on: Harness, chatId: string) {
     for (let i = 0; i < 500 && printed.lastIndexOf('you>') < printed.lastIndexOf(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(printed.lastIndexOf('you>')).toBeGreaterThan(printed.lastIndexOf(text));
   };
-  return { input, screen: () => printed, waitFor, waitForPromptAfter, done: runTerminalChat(on.app, { input, output, chatId }) };
+  return { input, screen: () => printed, waitFor, waitForPromptAfter, done: runTerminalChat(on.app.core, { input, output, chatId }) };
 }
 afterEach(async () => {
   await harness?.close();
@@ -176,7 +176,7 @@ describe('the terminal chat when the store is gone', () => {
     let screen = '';
     output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     input.end('hello?\nstill there?\n');
-    expect(await runTerminalChat(harness.app, { input, output, chatId: 'gone' })).toBe(0);
+    expect(await runTerminalChat(harness.app.core, { input, output, chatId: 'gone' })).toBe(0);
     const notTaken = 'Your message was not answered: the store did not take it; try again in a moment';
     expect(screen.trim().split('\n')).toEqual([notTaken, notTaken]);
     expect(harness.fake.requests).toHaveLength(0);

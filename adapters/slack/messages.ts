@@ -64,14 +64,14 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
   // "stop" and a bare mention ask the model nothing: the rules apply, the limits do not count them.
   const admission = await (
     handledHere && !botIds
-      ? deps.app.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
-      : deps.app.access.admit({ worldId, userId, direct: isDirect(event), addressed: mentioned || isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) })
+      ? deps.core.access.check(worldId, userId, 'message', isDirect(event)).then((checked) => (checked.allowed ? { kind: 'allowed' as const } : { kind: 'refused' as const, note: checked.note }))
+      : deps.core.access.admit({ worldId, userId, direct: isDirect(event), addressed: mentioned || isDirect(event), key: keys[0] ?? event.ts, ...(botIds ? { botIds } : {}) })
   ).catch((error: unknown) => {
     // The counts live in the store: without it nothing is decided, and Slack delivers the event again.
     throw new RetryLater(`delivery ${eventId ?? event.ts} could not be admitted: ${(error as Error).message}`);
   });
   if (admission.kind !== 'allowed') {
-    const remembered = await deps.app.dispatcher.accept(undefined, keys);
+    const remembered = await deps.core.turns.accept(undefined, keys);
     if (remembered === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be remembered: the store did not answer`);
     if (remembered === 'queued' && (admission.kind === 'refused' || admission.kind === 'limited')) {
       deps.tasks.run('private refusal', () => deps.api.postEphemeral({ channel: event.channel, user: userId, text: admission.note, ...(event.thread_ts ? { threadTs } : {}) }));
@@ -80,7 +80,7 @@ async function handleDelivery(deps: MessageEventDeps, { event, eventId, teamId, 
     return;
   }
   const accepted = handledHere
-    ? await deps.app.dispatcher.accept(undefined, keys)
+    ? await deps.core.turns.accept(undefined, keys)
     : await startTurn(deps, { teamId, channelId: event.channel, threadTs, userId, text, ref: event.ts, ...(files.length > 0 ? { files } : {}) }, keys);
   if (accepted === 'refused') throw new RetryLater(`delivery ${eventId ?? event.ts} could not be queued: the store did not answer`);
   if (accepted === 'duplicate') {

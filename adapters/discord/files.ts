@@ -1,7 +1,6 @@
 // Files in Discord: a message's attachments (fetched from Discord's CDN) and files skill scripts made (uploaded).
 import type { Message } from 'discord.js';
-import { readCapped } from '../../src/agent/inputFiles.ts';
-import type { MessageFile } from '../../src/chats/platform.ts';
+import { boundedBody, type MessageFile } from '../../src/platform/index.ts';
 
 /** A message's attachments as the core keeps them. */
 export function attachmentsOf(message: Message): MessageFile[] {
@@ -30,5 +29,5 @@ export async function downloadAttachment(file: MessageFile, options: { apiUrl?: 
     // Attachment URLs are signed and expire after about a day.
     throw new Error(`Discord answered HTTP ${response.status}${response.status === 404 || response.status === 403 ? ' (the link may have expired)' : ''}`);
   }
-  return readCapped(response, options.maxBytes);
+  return boundedBody(response, options.maxBytes);
 }
