@@ -21,7 +21,7 @@ import { type ToolDeps, type TurnContext, turnContextOf } from './turnContext.ts
 import { historyOfTurn, replyOf, withFiles } from './turnMessages.ts';
 import { emptyUsage, type UsageTotals } from '../chats/usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
-import { privateReach } from '../mcp/mcpTools.ts';
+import { type McpTools, privateReach } from '../mcp/mcpTools.ts';
 import { joinToolSets, type ToolSet } from '../tools/contract.ts';
 
 export interface EngineDeps extends ToolDeps {
