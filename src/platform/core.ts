@@ -19,6 +19,7 @@ import type { SkillRegistry } from '../skills/registry.ts';
 import type { Skill } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 import { adapterState, type AdapterState } from './adapterState.ts';
+import { type McpCommandPlace, runMcpCommand } from './mcpCommand.ts';
 import type { IncomingMessage } from './port.ts';
 
 /** The settings a platform reads: its own credentials and the bounds of files it fetches. */
@@ -63,6 +64,8 @@ export interface CoreMcp {
   disconnect: Mcp['disconnect'];
   pendingLink(server: string, personId: string): Promise<string | undefined>;
   connected(server: string, personId: string): Promise<boolean>;
+  /** `/mcp attach SERVER URI`, `/mcp prompt SERVER NAME [args]`, run and worded once for every platform. */
+  command(place: McpCommandPlace, text: string): Promise<void>;
 }
 
 /** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
@@ -168,6 +171,7 @@ export function createCore(parts: CoreParts): Core {
             disconnect: (name, personId) => mcp.disconnect(name, personId),
             pendingLink: (server, personId) => mcp.signIns.pendingLink(server, personId),
             connected: (server, personId) => mcp.signIns.connected(server, personId),
+            command: (place, text) => runMcpCommand(config, mcp, place, text),
           },
         }),
     state: adapterState(store),

@@ -28,3 +28,4 @@ export { closestIds } from '../skills/closest.ts';
 // Commands every platform parses the same way.
 export { INSTALL_USAGE, type InstallCommand, type InstallPlace, parseInstallCommand } from '../install/index.ts';
 export { signInText } from '../mcp/signIn.ts';
+export { isMcpCommand } from './mcpCommand.ts';
