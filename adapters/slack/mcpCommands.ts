@@ -1,10 +1,26 @@
 // `@skillbot /mcp attach SERVER URI` and `@skillbot /mcp prompt SERVER NAME [args]` in a thread (Slack runs no
 // slash command inside a thread): the delivery is claimed at once, then the core runs the line and this place does
 // what it answers, in the same thread: the file shared, the prompt's turn queued as the person's, or a line.
-import type { AcceptResult, CoreMcp } from '../../src/platform/index.ts';
-import type { SlackTurn, TurnDeps } from './turns.ts';
+import type { AcceptResult, Core, CoreMcp } from '../../src/platform/index.ts';
+import type { SlackApi } from './slackApi.ts';
+import type { BackgroundTasks } from './tasks.ts';
+import type { ThreadMemory } from './threads.ts';
 
-export async function mcpThreadCommand(deps: TurnDeps, mcp: CoreMcp, turn: SlackTurn, chat: { worldId: string; chatId: string }, deliveryKeys: string[]): Promise<AcceptResult> {
+/** What of a turn's deps and message this needs (turns.ts's own types, named here so neither file imports the other). */
+interface McpCommandDeps {
+  core: Pick<Core, 'turns'>;
+  api: SlackApi;
+  threads: ThreadMemory;
+  tasks: BackgroundTasks;
+}
+interface McpCommandTurn {
+  channelId: string;
+  threadTs: string;
+  userId: string;
+  text: string;
+}
+
+export async function mcpThreadCommand(deps: McpCommandDeps, mcp: CoreMcp, turn: McpCommandTurn, chat: { worldId: string; chatId: string }, deliveryKeys: string[]): Promise<AcceptResult> {
   const accepted = await deps.core.turns.accept(undefined, deliveryKeys);
   if (accepted !== 'queued') return accepted;
   const where = { channel: turn.channelId, threadTs: turn.threadTs };

@@ -47,7 +47,8 @@ describe('/mcp in Discord', () => {
     anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req)}`));
     const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> /mcp prompt notes standup team=web`);
     const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'a thread on the mention');
-    const answer = await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes('heard:')), 'the answer', 30_000);
-    expect(answer.content).toContain("Summarise yesterday's work of the web team in three bullet points.");
+    // The whole answer (an edited message may hold part of it a while first).
+    const expected = "heard: (the prompt standup of the MCP server notes)\n\nSummarise yesterday's work of the web team in three bullet points.";
+    await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes(expected)), 'the answer', 30_000);
   }, 60_000);
 });

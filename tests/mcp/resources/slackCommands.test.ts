@@ -40,8 +40,9 @@ describe('/mcp in a Slack thread', () => {
   it("prompt runs the prompt's messages as the thread's turn, and the answer is posted there", async () => {
     anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req)}`));
     const ts = await say('/mcp prompt notes standup team=web');
-    const answer = await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message.text.includes('heard:')), { what: 'the answer', timeoutMs: 30_000 });
-    expect(answer.text).toContain("(the prompt standup of the MCP server notes)\n\nSummarise yesterday's work of the web team in three bullet points.");
+    // The whole answer (a streamed message holds part of it a while first).
+    const expected = "heard: (the prompt standup of the MCP server notes)\n\nSummarise yesterday's work of the web team in three bullet points.";
+    await slack.waitFor(() => slack.thread(CHANNEL, ts).find((message) => message.text.includes(expected)), { what: 'the answer', timeoutMs: 30_000 });
   }, 60_000);
 
   it('a mistake is one line in the thread, and no turn', async () => {
