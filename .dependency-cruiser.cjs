@@ -14,7 +14,7 @@ const FLOORS = [
   ['src/lifecycle', 'src/mcp'],
   ['src/install', 'src/routines', 'src/agent', 'src/model'],
   // The composition: createApp in steps, the CLI, and the narrow Core (with its launchers and index) built from both.
-  ['src/app.ts', 'src/appParts.ts', 'src/appTurns.ts', 'src/cli', 'src/platform/core.ts', 'src/platform/launchers.ts', 'src/platform/index.ts'],
+  ['src/app.ts', 'src/appParts.ts', 'src/appTurns.ts', 'src/cli', 'src/platform/core.ts', 'src/platform/launchers.ts', 'src/platform/mcpCommand.ts', 'src/platform/index.ts'],
   ['adapters'],
 ];
 

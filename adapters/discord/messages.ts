@@ -1,5 +1,5 @@
 // Messages and @mentions: which ones start or continue a chat, each handed to the core's accept step once.
-import type { AcceptResult, Core, IncomingMessage, MessageFile } from '../../src/platform/index.ts';
+import { type AcceptResult, type Core, type IncomingMessage, isMcpCommand, type MessageFile } from '../../src/platform/index.ts';
 import type { Message } from 'discord.js';
 import type { Logger } from '../../src/ops/log.ts';
 import { attachmentsOf } from './files.ts';
@@ -29,6 +29,8 @@ export interface MessageDeps {
   newConversation: (chatId: string) => Promise<void>;
   /** `@skillbot skills install` with a .skill file attached: the review, then the outcome, in the thread. */
   installFile?: (place: Place, userId: string, file: MessageFile) => Promise<void>;
+  /** `@skillbot /mcp attach|prompt …` (absent: no MCP server configured): run by the core, answered in the chat. */
+  mcpCommand?: (place: Place, userId: string, text: string, keys: string[]) => Promise<void>;
   /** Who may use the bot, per-person limits, bots let in on purpose: asked before anything is kept. */
   access: Core['access'];
 }
@@ -155,6 +157,10 @@ export async function onMessage(message: Message, deps: MessageDeps): Promise<vo
   // A replay finds the thread opened on the message (placeOf) and is then a duplicate for accept.
   const place = await placeOf(message, location, text, deps);
   if (!place) return;
+  if (deps.mcpCommand !== undefined && isMcpCommand(text)) {
+    if ((await deps.accept(undefined, keys)) === 'queued') await deps.mcpCommand(place, message.author.id, text, keys);
+    return;
+  }
   const shared = deps.installFile ? isFileInstall(text, files) : undefined;
   if (shared && deps.installFile) {
     if ((await deps.accept(undefined, keys)) === 'queued') await deps.installFile(place, message.author.id, shared);

@@ -15,6 +15,7 @@ import { onMessage } from './messages.ts';
 import { discordMembership } from './access.ts';
 import { type Place, ThreadDirectory } from './places.ts';
 import { installSharedFile } from './installCommands.ts';
+import { discordMcpCommand } from './mcpCommands.ts';
 import { TurnHints } from './turnHints.ts';
 import { DiscordTurns } from './turns.ts';
 
@@ -95,6 +96,7 @@ function listen(client: Client, parts: Omit<InteractionDeps, 'submit'>, work: Ev
     newConversation: (chatId: string) => core.turns.newConversation(chatId),
     installFile: (place: Place, userId: string, file: MessageFile) =>
       installSharedFile(place, userId, file, { core, api, log, ...(core.settings.discord.apiUrl ? { apiUrl: core.settings.discord.apiUrl } : {}) }),
+    ...(core.mcp === undefined ? {} : { mcpCommand: discordMcpCommand(core.mcp, { api, accept: core.turns.accept }) }),
   };
 
   logConnection(client, log);

@@ -1,6 +1,6 @@
 // Hands a Slack message to the core's durable queue; any instance then answers it in its thread.
 import { taskNoteBlocks } from './taskCancel.ts';
-import { type AcceptResult, type AdapterState, type Core, type MessageFile, parseInstallCommand, parseWorldId, type PlatformPort } from '../../src/platform/index.ts';
+import { type AcceptResult, type AdapterState, type Core, isMcpCommand, type MessageFile, parseInstallCommand, parseWorldId, type PlatformPort } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
 import { downloadSlackFile } from './files.ts';
 import { readSlackContext, type SlackSelf } from './threadContext.ts';
@@ -12,6 +12,7 @@ import { runInstallCommand } from './installCommands.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
 import { SlackTurnSink } from './turnSink.ts';
+import { mcpThreadCommand } from './mcpCommands.ts';
 import type { ThreadMemory } from './threads.ts';
 
 export interface SlackTurn {
@@ -58,6 +59,7 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: s
     }
     return accepted;
   }
+  if (!turn.skill && isMcpCommand(turn.text) && deps.core.mcp !== undefined) return mcpThreadCommand(deps, deps.core.mcp, turn, { worldId, chatId }, deliveryKeys);
   let skill = turn.skill;
   let note: string | undefined;
   if (command?.kind === 'skills') note = skillListText(deps.core.skills.forWorld(worldId));

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { createInterface, type Interface } from 'node:readline';
-import { type ApprovalRecord, type Core, type IncomingMessage, type OutgoingFile, type TurnSink } from '../../src/platform/index.ts';
+import { type ApprovalRecord, type Core, type CoreMcp, type IncomingMessage, isMcpCommand, type OutgoingFile, type TurnSink } from '../../src/platform/index.ts';
 import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import { TerminalFiles } from './files.ts';
 import { installFromTerminal, parseInstallCommand } from './installCommand.ts';
@@ -64,7 +64,7 @@ export async function runTerminalChat(core: Core, options: TerminalOptions): Pro
   const rl = createInterface({ input: options.input, output: interactive ? options.output : undefined, terminal: interactive, crlfDelay: Infinity });
   try {
     if (!interactive) return await pipedLines(rl, session);
-    write(`skillbot chat: ${session.chatId} (resume with --chat ${session.chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /attach PATH, /install PATH.skill, /usage, /new, /quit; Ctrl-C stops a turn\n`);
+    write(`skillbot chat: ${session.chatId} (resume with --chat ${session.chatId.slice(worldId.length + 1)}). /skills, /skill ID [args], /attach PATH, /install PATH.skill, /mcp attach|prompt …, /usage, /new, /quit; Ctrl-C stops a turn\n`);
     if (options.logFile) write(`Logs go to ${options.logFile}; warnings also show here.\n`);
     return await promptedLines(rl, session);
   } finally {
@@ -122,7 +122,7 @@ async function pipedLines(rl: Interface, session: Session): Promise<number> {
       write(`${await installFromTerminal(core, { worldId, chatId: session.chatId, userId: session.user, source: install, interactive: false })}\n`);
       continue;
     }
-    await session.turn(line);
+    await (isMcpCommand(line) && core.mcp !== undefined ? mcpFromTerminal(session, core.mcp, line) : session.turn(line));
   }
   return 0;
 }
@@ -196,7 +196,9 @@ function queueFor(rl: Interface, session: Session, running: Set<Promise<unknown>
     const install = parseInstallCommand(text);
     // An install's review is a question like a turn's: answered at the prompt while it waits.
     const work =
-      install === undefined
+      isMcpCommand(text) && core.mcp !== undefined
+        ? mcpFromTerminal(session, core.mcp, text)
+        : install === undefined
         ? session.turn(text)
         : installFromTerminal(core, { worldId, chatId: session.chatId, userId: user, source: install, interactive: true })
             .then((said) => write(`${said}\n`))
@@ -249,4 +251,17 @@ function pipeSink(write: (text: string) => void): TurnSink {
       write(`${markdown}\n`);
     },
   };
+}
+
+/** `/mcp attach|prompt …`: the file saved beside the chat's other outputs, the prompt run as this chat's turn. */
+function mcpFromTerminal(session: Session, mcp: CoreMcp, text: string): Promise<void> {
+  const { write } = session;
+  const place = {
+    worldId: session.worldId,
+    userId: session.user,
+    reply: async (line: string) => write(`${line}\n`),
+    upload: async (file: OutgoingFile) => write(`  … file saved: ${await session.files.save(session.chatId, file)} (${file.title})\n`),
+    startTurn: (words: string) => session.turn(words),
+  };
+  return mcp.command(place, text).catch((error: unknown) => write(`Not done: ${(error as Error).message}\n`));
 }

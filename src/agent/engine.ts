@@ -36,8 +36,6 @@ export interface EngineDeps extends ToolDeps {
   retry?: RetryPolicy;
   /** Each chat's files (/workspace), opened at the start of a turn and saved at its end. */
   workspaces: ChatWorkspaces;
-  /** The world's MCP tools (src/mcp), a tool set beside ours; absent: none. */
-  mcp?: McpTools;
   /** A world's settings; default: the config's (src/app.ts adds which installed skills belong elsewhere). */
   settingsFor?: (worldId: string) => WorldSettings;
   /** Worlds' daily token budgets (`dailyTokenBudget`): a turn opens only under it, and counts its spend as it closes. */

@@ -10,6 +10,7 @@ import type { SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
 import type { FollowupRules } from '../routines/followupTool.ts';
+import type { McpTools } from '../mcp/mcpTools.ts';
 
 /** The long-lived parts a turn's tools use. */
 export interface ToolDeps {
@@ -30,6 +31,8 @@ export interface ToolDeps {
   metrics?: Metrics;
   /** The routine rules `schedule_followup` adds follow-ups with (src/routines); absent: the tool is not offered. */
   followups?: FollowupRules;
+  /** The world's MCP servers (src/mcp): their tools are a tool set beside ours; read_mcp_resource reads through it. */
+  mcp?: McpTools;
 }
 
 /** What each of the agent's tools gets with a call (a `Tool<ToolContext>` of src/tools/contract.ts). */

@@ -30,8 +30,10 @@ export interface McpToolsDeps {
   tasks?: McpTasks;
 }
 
-/** The turn as MCP needs it. */
-export interface McpTurn extends CallTurn {
+/** Who reaches a server, and with what of their world (a turn, or a command outside one). */
+export interface McpScope {
+  worldId: string;
+  requesterId: string;
   /** The world's `mcp` list. */
   mcp: readonly string[];
   /** The world's `network` list (a stdio server named there gets the egress proxy). */
@@ -40,6 +42,10 @@ export interface McpTurn extends CallTurn {
   egressAllow: readonly string[];
   /** The world's `credentials`: its stdio servers hold placeholders, their proxy sets the values. */
   credentials?: readonly Credential[];
+}
+
+/** The turn as MCP needs it. */
+export interface McpTurn extends CallTurn, McpScope {
   /** Tells the requester something only they see (a sign-in link); absent where the platform cannot. */
   tellPrivately?(text: string): Promise<void>;
   /** Asks the requester in the chat to connect (Discord's Connect button); their click gets the kept link. */
@@ -91,7 +97,25 @@ export class McpTools {
     return this.deps.settings.servers.filter((server) => worldAllowsServer(mcp, server.name));
   }
 
-  private connect(server: McpServerConfig, turn: McpTurn): Promise<Connected | NotConnected> {
+  /**
+   * The world's server `name` as this person reaches it, for a request outside a tool call (a resource, a prompt):
+   * a server the world may not use is refused as unknown, so its name tells nothing.
+   */
+  async reach(name: string, scope: McpScope): Promise<Connected | NotConnected> {
+    const servers = this.serversFor(scope.mcp);
+    const server = servers.find((each) => each.name === name);
+    if (server === undefined) return { ok: false, why: `no MCP server "${name.slice(0, 100)}" is offered here (servers here: ${servers.map((each) => each.name).join(', ') || 'none'})` };
+    const result: Connected | NotConnected = await this.connect(server, scope).catch((error: unknown) => ({ ok: false as const, why: `the MCP server ${name} could not be reached: ${(error as Error).message}` }));
+    if (!result.ok && result.signIn !== undefined) return { ok: false, why: `the MCP server ${name} needs you to sign in first: ask for something it does, and you get a private link` };
+    return result;
+  }
+
+  /** How long one request to a server may take (`MCP_TIMEOUT_MS`). */
+  get timeoutMs(): number {
+    return this.deps.settings.timeoutMs;
+  }
+
+  private connect(server: McpServerConfig, turn: McpScope): Promise<Connected | NotConnected> {
     const network = turn.network.includes('*') || turn.network.includes(server.name);
     return this.deps.connections.get(server, { worldId: turn.worldId, personId: turn.requesterId, network, egressAllow: turn.egressAllow, credentials: turn.credentials ?? [] });
   }

@@ -20,6 +20,7 @@ import type { SkillRegistry } from '../skills/registry.ts';
 import type { Skill } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 import { adapterState, type AdapterState } from './adapterState.ts';
+import { type McpCommandPlace, runMcpCommand } from './mcpCommand.ts';
 import type { IncomingMessage } from './port.ts';
 
 /** The settings a platform reads: its own credentials and the bounds of files it fetches. */
@@ -68,6 +69,8 @@ export interface CoreMcp {
   cancelTask(taskId: string, userId: string): Promise<string>;
   /** Servers' questions (docs/mcp.md, "Questions"): a platform shows them and hands back a person's click or form. */
   questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening'>;
+  /** `/mcp attach SERVER URI`, `/mcp prompt SERVER NAME [args]`, run and worded once for every platform. */
+  command(place: McpCommandPlace, text: string): Promise<void>;
 }
 
 /** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
@@ -175,6 +178,7 @@ export function createCore(parts: CoreParts): Core {
             connected: (server, personId) => mcp.signIns.connected(server, personId),
             cancelTask: (taskId, userId) => mcp.tasks.cancelBy(taskId, userId),
             questions: mcp.questions,
+            command: (place, text) => runMcpCommand(config, mcp, place, text),
           },
         }),
     state: adapterState(store),

@@ -28,6 +28,7 @@ export { closestIds } from '../skills/closest.ts';
 // Commands every platform parses the same way.
 export { INSTALL_USAGE, type InstallCommand, type InstallPlace, parseInstallCommand } from '../install/index.ts';
 export { signInText } from '../mcp/signIn.ts';
+export { isMcpCommand } from './mcpCommand.ts';
 
 // Servers' questions (docs/mcp.md, "Questions"): what a platform shows, and the fields of a form.
 export type { AnswerResult, McpQuestion, QuestionPresenter } from '../mcp/questions/questionTypes.ts';

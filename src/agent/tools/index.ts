@@ -7,6 +7,7 @@ import type { ToolContext } from '../turnContext.ts';
 import { bashTool } from './bash.ts';
 import { findSkillsTool } from './findSkills.ts';
 import { loadSkillTool } from './loadSkill.ts';
+import { readMcpResourceTool } from './readMcpResource.ts';
 import { runSkillScriptTool } from './runSkillScript.ts';
 import { textEditorTool } from './textEditor.ts';
 
@@ -17,6 +18,7 @@ export const OUR_TOOLS: ReadonlyArray<Tool<ToolContext>> = [
   bashTool,
   textEditorTool,
   scheduleFollowupTool,
+  readMcpResourceTool,
 ];
 
 /** Our tools' names: an MCP server's tool of the same name is refused (a model told to call load_skill gets ours). */

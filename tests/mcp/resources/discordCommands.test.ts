@@ -1,0 +1,54 @@
+// `@skillbot /mcp attach` and `@skillbot /mcp prompt` in Discord, through the fake Discord: the resource posted in
+// the thread as a file, the prompt run as the thread's turn and answered there. Our own server on the current SDK,
+// in the sandbox.
+import { realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from '../../fakes/anthropic.ts';
+import { type FakeDiscord, type FakeUser, startFakeDiscord } from '../../fakes/discord.ts';
+import { makeSkillsDir, type SkillsDir } from '../../platforms/skills.ts';
+import { botMessages, type DiscordBot, startDiscordBot, threadOn } from '../../discord/harness.ts';
+
+const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
+const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
+
+let discord: FakeDiscord;
+let anthropic: FakeAnthropic;
+let skills: SkillsDir;
+let bot: DiscordBot;
+let alice: FakeUser;
+
+beforeAll(async () => {
+  [discord, anthropic, skills] = await Promise.all([startFakeDiscord(), startFakeAnthropic(), makeSkillsDir([])]);
+  alice = discord.addUser('alice');
+  const config = join(skills.dir, 'skillbot.yaml');
+  await writeFile(config, ['mcpServers:', '  notes:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}]`, 'defaults:', '  mcp: [notes]', ''].join('\n'));
+  bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: config } });
+}, 60_000);
+
+afterAll(async () => {
+  await bot?.stop();
+  await discord?.close();
+  await anthropic?.close();
+  await skills?.remove();
+});
+
+describe('/mcp in Discord', () => {
+  it('attach posts the resource in the thread as a file', async () => {
+    const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> /mcp attach notes files://team/logo.png`);
+    const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'a thread on the mention');
+    const posted = await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.attachments.length > 0), 'the file', 30_000);
+    expect(posted.content).toBe('files://team/logo.png from notes');
+    expect(posted.attachments.map((file) => [file.filename, file.bytes.length])).toEqual([['logo.png', 13]]);
+  }, 60_000);
+
+  it("prompt runs the prompt's messages as the thread's turn", async () => {
+    anthropic.setBrain((req) => textReply(`heard: ${lastUserText(req)}`));
+    const mention = discord.say(alice, discord.general, `<@${discord.bot.id}> /mcp prompt notes standup team=web`);
+    const thread = await discord.waitFor(() => threadOn(discord, mention.id), 'a thread on the mention');
+    // The whole answer (an edited message may hold part of it a while first).
+    const expected = "heard: (the prompt standup of the MCP server notes)\n\nSummarise yesterday's work of the web team in three bullet points.";
+    await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes(expected)), 'the answer', 30_000);
+  }, 60_000);
+});
