@@ -1,7 +1,6 @@
 // A server's progress notifications on the turn's status: a server of our own on the current SDK (2026-07-28),
 // started in the sandbox, copies ten files and says how far it is; Slack's assistant status names the server and
 // the tool with each step ("drive: sync_files, 3/10 files"), at most once a second, then clears.
-import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,10 +8,9 @@ import { type FakeAnthropic, lastToolResult, textReply, toolUseReply } from '../
 import type { FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
 import { ALICE, DM, type SlackBot, useSlackBot } from '../slack/harness.ts';
+import { SERVER_SDK } from './fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, 'fixtures', 'progressServer.mjs');
-/** The current SDK's server package, inside node_modules: mounted read-only with its dependencies. */
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 const server = { name: 'drive', type: 'stdio' as const, command: 'node', args: [SERVER, SERVER_SDK], env: {} };
 afterAll(() => setup.remove());
 

@@ -4,7 +4,7 @@
 // them; decline, the approval timeout (cancel) and a URL question (shown to the requester with its host) follow.
 // The platform here is the terminal world's presenter, recording what it is asked to show and answering as the
 // person does (through app.mcp.questions.answer, the call a click or a modal's submission makes).
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
@@ -13,9 +13,9 @@ import { lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import { createAuditLog } from '../../src/approvals/index.ts';
 import type { McpQuestion } from '../../src/mcp/questions/questionTypes.ts';
 import { type McpHarness, startMcpHarness } from './harness.ts';
+import { SERVER_SDK } from './fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, 'fixtures', 'elicitServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 
 let bot: McpHarness;
 const STORE_FILE = join(mkdtempSync(join(tmpdir(), 'skillbot-questions-')), 'store.sqlite');

@@ -2,7 +2,6 @@
 // sandbox, answers `build` with a task handle; the turn ends at once with the thread told "jobs: build is running as
 // a task" with a Cancel button, and when the task ends (completed, or cancelled by the button: only the requester may)
 // the model's answer about it is posted exactly once in that thread.
-import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,9 +9,9 @@ import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseRep
 import type { FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
 import { ALICE, BOB, DM, type SlackBot, useSlackBot } from '../slack/harness.ts';
+import { SERVER_SDK } from './fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, 'fixtures', 'taskServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 const RUN_MS = 6_000;
 afterAll(() => setup.remove());
 

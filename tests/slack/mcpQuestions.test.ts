@@ -3,7 +3,6 @@
 // message; the requester opens the modal (views.open) and submits it (view_submission), a value outside the
 // schema shown as the field's error; another person's click is refused privately; decline; a URL question reaches
 // the requester alone, its host named, the link a button.
-import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +10,9 @@ import { type FakeAnthropic, lastToolResult, startFakeAnthropic, textReply, tool
 import { type FakeSlack, type PostedMessage, startFakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir, type SkillsDir } from '../platforms/skills.ts';
 import { ALICE, BOB, CHANNEL, type SlackBot, startSlackBot, waitForReply } from './harness.ts';
+import { SERVER_SDK } from '../mcp/fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'mcp', 'fixtures', 'elicitServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 
 let slack: FakeSlack;
 let anthropic: FakeAnthropic;

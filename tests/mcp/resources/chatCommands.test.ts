@@ -1,6 +1,5 @@
 // `/mcp attach` and `/mcp prompt` as the core answers them (what every platform then shares or runs): against our
 // own server on the current SDK, in the sandbox. The platforms' own wiring is tested beside their adapters.
-import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,9 +7,9 @@ import { runMcpChatCommand } from '../../../src/mcp/chatCommands.ts';
 import type { McpScope } from '../../../src/mcp/mcpTools.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { ALICE, type SlackBot, useSlackBot } from '../../slack/harness.ts';
+import { SERVER_SDK } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 afterAll(() => setup.remove());
 
 let bot: SlackBot;

@@ -1,7 +1,6 @@
 // `@skillbot /mcp attach` and `@skillbot /mcp prompt` in Discord, through the fake Discord: the resource posted in
 // the thread as a file, the prompt run as the thread's turn and answered there. Our own server on the current SDK,
 // in the sandbox.
-import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,9 +8,9 @@ import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from 
 import { type FakeDiscord, type FakeUser, startFakeDiscord } from '../../fakes/discord.ts';
 import { makeSkillsDir, type SkillsDir } from '../../platforms/skills.ts';
 import { botMessages, type DiscordBot, startDiscordBot, threadOn } from '../../discord/harness.ts';
+import { SERVER_SDK } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;

@@ -1,7 +1,6 @@
 // read_mcp_resource through Slack: the model reads a server's text resource (hidden characters stripped, as a tool
 // result's are) and a binary one, which lands in the chat's workspace; a server the world does not list is refused
 // as unknown. The server is our own on the current SDK, started in the sandbox.
-import { realpathSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,9 +8,9 @@ import { type FakeAnthropic, lastToolResult, textReply, toolUseReply } from '../
 import type { FakeSlack } from '../../fakes/slack.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { ALICE, DM, type SlackBot, useSlackBot } from '../../slack/harness.ts';
+import { SERVER_SDK } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 afterAll(() => setup.remove());
 
 let slack: FakeSlack;

@@ -2,7 +2,6 @@
 // frontmatter only, materialised on load into a folder named by the manifest digest with every file verified; a
 // changed script is another manifest (another folder: an approval of the old one does not cover it); bytes that do
 // not match the server's own digest are refused. Our own server on the current SDK, in the sandbox.
-import { realpathSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { listServerSkills, materializeServerSkill } from '../../../src/mcp/serverSkills.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { ALICE, type SlackBot, useSlackBot } from '../../slack/harness.ts';
+import { SERVER_SDK } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'skillServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 const setup = await makeSkillsDir([]);
 // The server's own folder (never one of the bot's: a stdio server never sees those), readable by the sandbox's user.
 const served = await mkdtemp(join(tmpdir(), 'skillbot-skill-server-'));

@@ -1,7 +1,6 @@
 // `@skillbot /mcp attach` and `@skillbot /mcp prompt` in a Slack thread, through the fake Slack: the resource lands
 // in the thread as a file; the prompt's messages become the thread's turn (the model reads them, naming the prompt)
 // and its answer is posted there. Our own server on the current SDK, in the sandbox.
-import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,9 +8,9 @@ import { type FakeAnthropic, lastUserText, textReply } from '../../fakes/anthrop
 import type { FakeSlack } from '../../fakes/slack.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { ALICE, CHANNEL, type SlackBot, useSlackBot } from '../../slack/harness.ts';
+import { SERVER_SDK } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 afterAll(() => setup.remove());
 
 let slack: FakeSlack;

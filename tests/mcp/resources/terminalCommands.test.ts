@@ -1,7 +1,6 @@
 // `/mcp attach` and `/mcp prompt` in the terminal chat (pipe mode), on an App with our own MCP server on the current
 // SDK in the sandbox: the resource saved as a file beside the chat's outputs and its path printed; the prompt run as
 // the chat's turn, its answer printed.
-import { realpathSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -10,9 +9,9 @@ import { runTerminalChat } from '../../../adapters/terminal/chat.ts';
 import { type FakeAnthropic, lastUserText, textReply } from '../../fakes/anthropic.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { type SlackBot, useSlackBot } from '../../slack/harness.ts';
+import { SERVER_SDK } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
-const SERVER_SDK = realpathSync(join(import.meta.dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server'));
 afterAll(() => setup.remove());
 
 let anthropic: FakeAnthropic;
