@@ -26,6 +26,7 @@ import type { Logger } from './ops/log.ts';
 import { Metrics } from './ops/metrics.ts';
 import { createModelClient, describeProvider } from './model/modelClient.ts';
 import { SkillRegistry } from './skills/registry.ts';
+import type { Skill } from './skills/types.ts';
 import { countedStore } from './store/countedStore.ts';
 import { InstalledSkills, Installer, stagingLifetimeMs, sweepLeftovers } from './install/index.ts';
 import { createStore } from './store/createStore.ts';
@@ -61,7 +62,7 @@ export interface App {
   /** This process among the instances sharing the store (on every log line of `skillbot start`). */
   instanceId: string;
   /** MCP servers' connections and tools (src/mcp); absent when none is configured. */
-  mcp?: Mcp;
+  mcp?: Mcp<Skill>;
   /** Installing skills from chats and the CLI (fetch, scan, review card, pin in the store). */
   installer: Installer;
   /** The installed skills this instance serves, kept in line with the store. */
@@ -131,7 +132,7 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
   const client = await createModelClient(config.anthropic, { maxRetries: 0, vertexAuthClient: options.vertexAuthClient });
   logger.info({ provider: config.anthropic.provider, model: config.model }, `model through ${describeProvider(config.anthropic)}`);
   const sandboxing = await openSandboxing(base, hashFolder, stateKey.secret, workspaceRoot);
-  const mcp = mcpFromConfig(config, { executor: sandboxing.executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret, ourToolNames: OUR_TOOL_NAMES });
+  const mcp = mcpFromConfig(config, { executor: sandboxing.executor, approvals, grants, audit, logger, store, stateKey: stateKey.secret, ourToolNames: OUR_TOOL_NAMES, indexFolder: (dir) => registry.indexFolder(dir) });
   const routineParts = routineRules(base, instanceId, grants);
   const budgets = new TokenBudgets(store);
   const engine = buildEngine({ ...base, registry, stops, client, approvals, grants, audit, hashFolder, sandboxing, installed, options, ...(mcp === undefined ? {} : { mcp }), followupRules: routineParts.rules, budgets });
@@ -180,14 +181,14 @@ export async function createApp(config: Config, baseLogger: Logger, options: App
 function buildEngine(parts: {
   config: Config; logger: Logger; store: Store; metrics: Metrics; registry: SkillRegistry; stops: TurnStops; client: Awaited<ReturnType<typeof createModelClient>>;
   approvals: ApprovalRuntime; grants: Grants; audit: AuditLog; hashFolder: HashFolder; sandboxing: Sandboxing; installed: InstalledSkills;
-  options: AppOptions; mcp?: Mcp; followupRules: RoutineRules; budgets: TokenBudgets;
+  options: AppOptions; mcp?: Mcp<Skill>; followupRules: RoutineRules; budgets: TokenBudgets;
 }): Engine {
   const { config, store, options, installed } = parts;
   return new Engine({
     config,
     followups: parts.followupRules,
     budgets: parts.budgets,
-    ...(parts.mcp === undefined ? {} : { mcp: parts.mcp.tools }),
+    ...(parts.mcp === undefined ? {} : { mcp: parts.mcp.tools, serverSkills: parts.mcp.skills }),
     client: parts.client,
     store,
     registry: parts.registry,

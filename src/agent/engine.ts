@@ -10,6 +10,7 @@ import type { IncomingMessage, TurnPlatform, TurnSink } from '../platform/port.t
 import { turnContextText } from './threadContext.ts';
 import { fileBlocks, type LoadedFiles, loadMessageFiles, notReadNotice, placeInWorkspace } from './inputFiles.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
+import type { Skill } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 import { CatalogCache } from './catalogCache.ts';
 import { type LoopResult, runLoop } from './loop.ts';
@@ -22,6 +23,8 @@ import { historyOfTurn, replyOf, withFiles } from './turnMessages.ts';
 import { emptyUsage, type UsageTotals } from '../chats/usage.ts';
 import type { ChatWorkspace, ChatWorkspaces } from '../workspace/chatWorkspaces.ts';
 import { type McpTools, privateReach } from '../mcp/mcpTools.ts';
+import type { ServerSkillCatalog } from '../mcp/serverSkillCatalog.ts';
+import { openServerSkills, serverCatalogLines } from './turnServerSkills.ts';
 import { joinToolSets, type ToolSet } from '../tools/contract.ts';
 
 export interface EngineDeps extends ToolDeps {
@@ -38,6 +41,8 @@ export interface EngineDeps extends ToolDeps {
   workspaces: ChatWorkspaces;
   /** A world's settings; default: the config's (src/app.ts adds which installed skills belong elsewhere). */
   settingsFor?: (worldId: string) => WorldSettings;
+  /** The skills MCP servers serve (src/mcp/serverSkillCatalog.ts): they join the catalog of worlds that may use them. */
+  serverSkills?: ServerSkillCatalog<Skill>;
   /** Worlds' daily token budgets (`dailyTokenBudget`): a turn opens only under it, and counts its spend as it closes. */
   budgets?: Pick<TokenBudgets, 'allows' | 'add'>;
 }
@@ -161,11 +166,12 @@ export class Engine {
     const context = await turnContextText(platform, message, history.messages.length > 0, this.deps.config.context, log);
     const notices: string[] = [];
     const mcpServers = this.deps.mcp?.serversFor(settings.mcp).map((server) => server.name) ?? [];
-    const parts = { settings, snapshot, history: history.messages, workspace, openWorkspace, files: files.files, mcpServers, fileLimits: this.deps.config.files };
+    const serverSkills = await openServerSkills(this.deps.serverSkills, { worldId: message.worldId, requesterId: message.userId }, settings, snapshot);
+    const parts = { settings, snapshot, history: history.messages, workspace, openWorkspace, files: files.files, mcpServers, fileLimits: this.deps.config.files, ...(serverSkills === undefined ? {} : { serverSkills }) };
     const turn = turnContextOf({ ...begun, turnId, signal: begun.run.signal, notices }, parts);
     const filesIn: ContentBlockParam[] = [...(context === undefined ? [] : [{ type: 'text' as const, text: context }]), ...fileBlocks(files)];
     const opening = withFiles(await turnOpening(this.deps, turn, message), filesIn);
-    const catalog = this.catalogs.forWorld(snapshot, settings);
+    const catalog = this.catalogs.forWorld(snapshot, settings, serverCatalogLines(serverSkills, settings));
     const system = buildSystemPrompt(catalog.text, promptPlatform(message.worldId));
     const ours = ourToolSet({ deps: this.deps, turn, catalogComplete: catalog.complete });
     const tools = this.deps.mcp === undefined ? ours : joinToolSets([ours, await this.mcpTools(this.deps.mcp, turn, settings, platform)]);

@@ -6,7 +6,7 @@ import { describeHookFailures, fireHooks, type HookDetails, type HookReport, typ
 import { missingDependencyHint } from '../skills/dependencies/index.ts';
 import type { HookEvent, ScriptOutputView, Skill } from '../skills/types.ts';
 import { visible } from '../text/visible.ts';
-import { SANDBOX_PATHS } from '../config/sandboxPaths.ts';
+import { SANDBOX_PATHS, skillMountName } from '../config/sandboxPaths.ts';
 import { entryAt, writeInside, WorkspacePathError } from '../workspace/safeFiles.ts';
 import { workspaceRoomProblem } from '../workspace/workspaceRoom.ts';
 import { describeSize, safeFileName } from './inputFiles.ts';
@@ -199,7 +199,7 @@ export async function runApprovedScripts(
     turn.progress(`Running ${visible(`${skill.id}/${call.script}`)}…`);
     const result = await deps.executor.run({
       skillDir: skill.dir,
-      skillId: skill.id,
+      skillId: skillMountName(skill.id),
       script: call.script,
       args: call.args,
       skills: await loadedSkillMounts(deps, turn),

@@ -6,11 +6,12 @@ import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { IncomingMessage, OutgoingFile, TurnSink } from '../platform/port.ts';
 import type { InputFile } from './inputFiles.ts';
-import type { SkillSnapshot } from '../skills/types.ts';
+import type { Skill, SkillSnapshot } from '../skills/types.ts';
 import type { Store } from '../store/types.ts';
 import type { ChatWorkspace } from '../workspace/chatWorkspaces.ts';
 import type { FollowupRules } from '../routines/followupTool.ts';
 import type { McpTools } from '../mcp/mcpTools.ts';
+import type { TurnServerSkills } from '../mcp/serverSkillCatalog.ts';
 
 /** The long-lived parts a turn's tools use. */
 export interface ToolDeps {
@@ -56,6 +57,8 @@ export interface TurnContext {
   mcpServers?: readonly string[];
   /** The registry snapshot taken when the turn started: a reload never changes it mid-turn. */
   snapshot: SkillSnapshot;
+  /** The skills the world's MCP servers serve, as listed when the turn started (absent: none). */
+  serverSkills?: TurnServerSkills<Skill>;
   /** The chat's history as the model sees it this turn (preflight tools read recent messages from it). */
   history: readonly MessageParam[];
   /** Aborted when a person stops the turn: skill processes of the turn are ended with it. */
@@ -85,7 +88,7 @@ export interface TurnContext {
 /** A turn's context from its message and sink (what of the turn a tool sees) and the parts the engine opened. */
 export function turnContextOf(
   from: { message: IncomingMessage; sink: TurnSink; log: Logger; turnId: string; signal: AbortSignal; notices: string[] },
-  parts: Pick<TurnContext, 'settings' | 'snapshot' | 'history' | 'workspace' | 'openWorkspace' | 'files' | 'mcpServers' | 'fileLimits'>,
+  parts: Pick<TurnContext, 'settings' | 'snapshot' | 'history' | 'workspace' | 'openWorkspace' | 'files' | 'mcpServers' | 'fileLimits' | 'serverSkills'>,
 ): TurnContext {
   const { message, sink, log, turnId, notices } = from;
   let approvalsAsked = 0;

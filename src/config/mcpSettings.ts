@@ -67,6 +67,8 @@ export interface McpSettings {
   taskMaxMs: number;
   /** MCP_TASKS_PER_WORLD: tasks running at once in one world; past it, a new task is cancelled on its server and the model told why. */
   tasksPerWorld: number;
+  /** MCP_SKILLS_DIR: where servers' skills are materialised, verified, one folder per manifest (never a skills root). */
+  skillsDir: string;
 }
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -142,6 +144,7 @@ export function mcpSettings(input: McpServersInput | undefined, env: NodeJS.Proc
     publicUrl: optional(env.PUBLIC_URL) === undefined ? `http://localhost:${port}` : (urlVar(env, 'PUBLIC_URL') ?? `http://localhost:${port}`),
     taskMaxMs: intVar(env, 'MCP_TASK_MAX_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
     tasksPerWorld: intVar(env, 'MCP_TASKS_PER_WORLD', 10, 1, 1_000),
+    skillsDir: optional(env.MCP_SKILLS_DIR) ?? './data/mcp-skills',
   };
 }
 

@@ -13,8 +13,15 @@ export const SANDBOX_PATHS = {
   tmp: '/tmp',
 } as const;
 
+/**
+ * The name skill `id` is mounted under: its id, or for a server's skill (`releases:release-notes/draft`, issue 38)
+ * `releases.release-notes.draft`, since a mount is one plain name. Server names and server skills' path segments
+ * hold no dot and local ids are lowercase letters, digits and hyphens, so no two skills share a mount name.
+ */
+export const skillMountName = (id: string): string => id.replace(':', '.').replaceAll('/', '.');
+
 /** Where skill `id` is inside the sandbox. */
-export const skillPathInside = (id: string): string => `${SANDBOX_PATHS.skills}/${id}`;
+export const skillPathInside = (id: string): string => `${SANDBOX_PATHS.skills}/${skillMountName(id)}`;
 
 /**
  * PATH inside: the system folders only (the bot's own PATH may name folders the sandbox does not have). /usr/bin

@@ -3,6 +3,7 @@
 // through the guarded executor in its own process, in its own skill's folder with that skill's environment,
 // and reads a JSON description of the event on stdin. Hooks observe: a failing hook is logged, audited and
 // reported, and never stops the other hooks, the script or the turn.
+import { skillMountName } from '../config/sandboxPaths.ts';
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { ExecStatus, Executor } from '../exec/types.ts';
 import type { WorkspaceMount } from '../workspace/workspaceRoom.ts';
@@ -83,7 +84,7 @@ export function hookEventJson(event: HookEvent, scope: HookScope, details: HookD
 async function runOne(deps: HookDeps, scope: HookScope, event: HookEvent, spec: HookSpec, stdin: string): Promise<HookReport> {
   const result = await deps.executor.run({
     skillDir: scope.skill.dir,
-    skillId: scope.skill.id,
+    skillId: skillMountName(scope.skill.id),
     script: spec.script,
     args: [],
     ...(scope.workspace === undefined ? {} : { workspace: scope.workspace }),

@@ -1,6 +1,7 @@
 // Preflight: the steps a skill declares to gather data before it reaches the model, run in declaration order.
 // A `tool` step calls a built-in deterministic tool; a `command` step runs a script of the skill folder through
 // the guarded executor (argv, no shell, its own timeout, capped output), only once its code is approved.
+import { skillMountName } from '../config/sandboxPaths.ts';
 import type { Credential } from '../config/credentialsSchema.ts';
 import type { ExecResult, Executor } from '../exec/types.ts';
 import type { WorkspaceMount } from '../workspace/workspaceRoom.ts';
@@ -86,7 +87,7 @@ async function runCommand(step: PreflightStep & { command: string }, input: Pref
   if (!input.approval.allowed) return { ok: false, reason: input.approval.reason };
   const result = await input.executor.run({
     skillDir: input.skill.dir,
-    skillId: input.skill.id,
+    skillId: skillMountName(input.skill.id),
     script: step.command,
     args: step.args,
     ...(input.workspace === undefined ? {} : { workspace: input.workspace }),

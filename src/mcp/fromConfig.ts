@@ -12,16 +12,20 @@ import { SignIns } from './signIn.ts';
 import { TokenVault } from './tokenVault.ts';
 import { McpTools } from './mcpTools.ts';
 import { McpTasks } from './taskRuntime.ts';
+import { type FolderSkill, ServerSkillCatalog } from './serverSkillCatalog.ts';
 import { McpQuestions } from './questions/questions.ts';
 import { routeQuestion } from './questions/serverQuestions.ts';
 
-export interface Mcp {
+/** `S`: a validated skill (src/skills' Skill, which src/mcp does not import). */
+export interface Mcp<S extends FolderSkill = FolderSkill> {
   tools: McpTools;
   connections: McpConnections;
   /** Per-person sign-in: the callback route's work, `skillbot mcp disconnect`. */
   signIns: SignIns;
   /** Calls running as tasks: the app starts their polling (`tasks.start`) and stops it at shutdown. */
   tasks: McpTasks;
+  /** The skills the servers serve, as each turn's world sees them (serverSkillCatalog.ts). */
+  skills: ServerSkillCatalog<S>;
   /** Servers' questions put to people (the platforms add their presenters; a click or submission answers them). */
   questions: McpQuestions;
   /** The servers people sign in to one by one, and whether this person is connected to each (Slack's App Home). */
@@ -49,7 +53,7 @@ function realpathOr(target: string): string {
   }
 }
 
-export function mcpFromConfig(
+export function mcpFromConfig<S extends FolderSkill>(
   config: Config,
   deps: {
     executor: Pick<Executor, 'startService'>;
@@ -61,8 +65,10 @@ export function mcpFromConfig(
     stateKey: Buffer;
     /** The names of skillbot's own tools (src/agent/tools/index.ts): a server's tool of one of them is refused. */
     ourToolNames: ReadonlySet<string>;
+    /** Reads a server's materialised skill folder as the registry reads its own (SkillRegistry.indexFolder). */
+    indexFolder: (dir: string) => Promise<{ skill: S } | { why: string }>;
   },
-): Mcp | undefined {
+): Mcp<S> | undefined {
   if (config.mcp.servers.length === 0) return undefined;
   const logger = deps.logger.child({ component: 'mcp' });
   const signIns = new SignIns(config.mcp.servers, new TokenVault(deps.store, deps.stateKey), config.mcp.publicUrl, logger);
@@ -90,8 +96,10 @@ export function mcpFromConfig(
     ourToolNames: deps.ourToolNames,
   });
   const personal = config.mcp.servers.filter((server) => server.type !== 'stdio' && Object.keys(server.headers).length === 0);
+  const skills = new ServerSkillCatalog({ tools, root: path.resolve(config.mcp.skillsDir), logger, indexFolder: deps.indexFolder });
   return {
     tools,
+    skills,
     connections,
     signIns,
     tasks,

@@ -23,15 +23,20 @@ export interface ServerSkill {
 }
 
 const SKILL_FILE = '/SKILL.md';
-/** A skill's path on the server as an id part: plain segments only (no `..`, no empty or hidden segment). */
+/** A file's path inside a skill: plain segments only (no `..`, no empty or hidden segment). */
 const SAFE_PATH = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
+/**
+ * A skill's path on the server as an id part: segments of letters, digits, `_` and `-` (no dot, so the id's mount
+ * name in the sandbox, `<server>.<segment>.<segment>`, names one skill only: src/config/sandboxPaths.ts).
+ */
+const SKILL_PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
 /** The skill's folder on the server (the `SKILL.md` URI without its scheme and file). */
 function skillPath(uri: string): string | undefined {
   const match = /^[a-z][a-z0-9+.-]*:\/\/(.+)$/i.exec(uri);
   if (match === null || !match[1]!.endsWith(SKILL_FILE)) return undefined;
   const path = match[1]!.slice(0, -SKILL_FILE.length);
-  return SAFE_PATH.test(path) ? path : undefined;
+  return SKILL_PATH.test(path) ? path : undefined;
 }
 
 /** A file's path inside its skill's folder, or undefined when it is not under it (or not a plain path). */
@@ -52,7 +57,7 @@ function manifestDigest(entry: ServerSkillEntry): string {
  * The server's skills, or none when it does not serve the extension. A skill is left out (and said why in
  * `refused`) when its files are `dynamic` (nothing to verify them against), or its path or a file's is not plain.
  */
-export async function listServerSkills(client: Client, server: string, timeoutMs: number): Promise<{ skills: ServerSkill[]; refused: string[] }> {
+export async function listServerSkills(client: Client, server: string, timeoutMs: number): Promise<{ skills: ServerSkill[]; refused: string[]; ttlMs?: number }> {
   const skillsClient = new SkillsClient(client, { skipInvalid: true });
   if (!skillsClient.supported) return { skills: [], refused: [] };
   const listing = await skillsClient.list({}, { timeout: timeoutMs });
@@ -68,7 +73,7 @@ export async function listServerSkills(client: Client, server: string, timeoutMs
       skills.push({ id: `${server}:${path}`, server, name: stripHidden(String(entry.frontmatter.name)).text, description, manifestDigest: manifestDigest(entry), entry });
     }
   }
-  return { skills, refused };
+  return { skills, refused, ...(listing.ttlMs === undefined ? {} : { ttlMs: listing.ttlMs }) };
 }
 
 /**

@@ -36,7 +36,7 @@ export interface CatalogEntry {
 }
 type Entry = CatalogEntry;
 
-export function catalogEntry(skill: Skill): CatalogEntry {
+export function catalogEntry(skill: Pick<Skill, 'id' | 'description'>): CatalogEntry {
   const text = skill.description.replace(/\s+/g, ' ').trim();
   const escaped = escapeText(text);
   const idText = escapeText(skill.id);

@@ -2,7 +2,7 @@
 // snapshot, watches them, and swaps in a new snapshot when skills change. A turn takes `current()` once at
 // its start and uses that snapshot throughout, so a reload lands between turns, never in the middle of one.
 import { performance } from 'node:perf_hooks';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../ops/log.ts';
 import { type FolderHash, FolderScanner, type ScannedFolder } from './folderScanner.ts';
 import { indexScannedFolder, type IndexedFolder } from './indexSkill.ts';
@@ -90,6 +90,17 @@ export class SkillRegistry {
    */
   hashFolder(dir: string): Promise<FolderHash> {
     return this.scanner.hashFolder(dir);
+  }
+
+  /**
+   * A folder outside the roots (an MCP server's verified skill, src/mcp/serverSkillCatalog.ts) read and validated
+   * as the registry's own are: the skill, or why the folder is not one. It never joins a snapshot.
+   */
+  async indexFolder(dir: string): Promise<{ skill: Skill } | { why: string }> {
+    const [scanned] = await this.scanner.scan([{ root: dirname(dir), rootIndex: -1, folder: dir }]);
+    if (!scanned) return { why: 'its folder holds no SKILL.md' };
+    const entry = indexScannedFolder(scanned, 'runtime');
+    return entry.skill ? { skill: entry.skill } : { why: entry.invalid?.errors.map((problem) => problem.message).join('; ') ?? 'it is not a valid skill' };
   }
 
   /** Called with each new snapshot. Returns an unsubscribe function. */

@@ -34,6 +34,7 @@ export async function createTestApp(options: TestAppOptions, platformEnv: Record
     // Beside the skills (kept across a restart of the bot), never in the project's own data folder.
     WORKSPACES_DIR: join(dirname(options.skillsRoot), 'workspaces'),
     INSTALLED_SKILLS_DIR: join(dirname(options.skillsRoot), 'installed-skills'),
+    MCP_SKILLS_DIR: join(dirname(options.skillsRoot), 'mcp-skills'),
     ...platformEnv,
     ...options.env,
   });

@@ -30,16 +30,30 @@ const loadSkillInput = z.object({ skill_id: z.string().min(1).max(200) });
  * The skill the model may use here, or the envelope saying it is missing (naming only ids it may see). A skill
  * with `disable-model-invocation: true` is a person's to run (`/skill`): to the model it does not exist.
  */
-export function modelSkill(turn: TurnContext, skillId: string): Skill | ToolResult {
+function modelSkill(turn: TurnContext, skillId: string): Skill | ToolResult {
   const allowed = (id: string) => worldAllowsSkill(turn.settings, id) && turn.snapshot.get(id)?.disableModelInvocation !== true;
   const skill = turn.snapshot.get(skillId);
   if (skill && allowed(skill.id)) return skill;
   return { content: missingSkill(turn.snapshot, skillId, allowed), isError: true };
 }
 
+/**
+ * The skill the model may use here, local or served by one of the world's MCP servers (`<server>:<path>`, fetched
+ * and verified the first time it is used: a refused one comes back as the envelope saying why).
+ */
+export async function usableSkill(turn: TurnContext, skillId: string): Promise<Skill | ToolResult> {
+  const local = modelSkill(turn, skillId);
+  if ('id' in local || turn.serverSkills?.has(skillId) !== true || !worldAllowsSkill(turn.settings, skillId)) return local;
+  turn.progress(`Fetching ${skillId}…`);
+  const loaded = await turn.serverSkills.skill(skillId);
+  if (loaded === undefined || (loaded.ok && loaded.skill.disableModelInvocation)) return local;
+  if (!loaded.ok) return { content: renderSkillFailure(skillId, 'refused', 'server_skill_refused', `${loaded.why.charAt(0).toUpperCase()}${loaded.why.slice(1)}.`), isError: true };
+  return loaded.skill;
+}
+
 /** What load_skill answers for an id; `/skill` with an id that is not here gets the very same envelope. */
 export async function loadSkillForTurn(deps: ToolDeps, turn: TurnContext, skillId: string): Promise<ToolResult> {
-  const found = modelSkill(turn, skillId);
+  const found = await usableSkill(turn, skillId);
   if (!('id' in found)) return found;
   const activation = await activateSkill(deps, turn, { skill: found, via: 'model' });
   const notes = activation.notes.length > 0 ? `\n${activation.notes.join('\n')}` : '';

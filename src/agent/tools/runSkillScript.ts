@@ -7,7 +7,7 @@ import type { Skill } from '../../skills/types.ts';
 import type { Tool, ToolResult } from '../../tools/contract.ts';
 import { runSkillCode } from '../skillRuns.ts';
 import type { ToolContext, ToolDeps, TurnContext } from '../turnContext.ts';
-import { modelSkill } from './loadSkill.ts';
+import { usableSkill } from './loadSkill.ts';
 
 export const RUN_SKILL_SCRIPT = 'run_skill_script';
 
@@ -77,7 +77,7 @@ function checkedPath(skill: Skill, script: string): string | ToolResult {
 
 async function runSkillScript(deps: ToolDeps, turn: TurnContext, input: RunSkillScriptInput): Promise<ToolResult> {
   const { skill_id: skillId, script, args, files } = input;
-  const found = modelSkill(turn, skillId);
+  const found = await usableSkill(turn, skillId);
   if (!('id' in found)) return found;
   const path = checkedPath(found, script);
   if (typeof path !== 'string') return path;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { ToolTextEditor20250728 } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { activeSkills } from '../../lifecycle/chatSkills.ts';
-import { SANDBOX_PATHS } from '../../config/sandboxPaths.ts';
+import { SANDBOX_PATHS, skillMountName } from '../../config/sandboxPaths.ts';
+import { skillOfTurn } from '../turnServerSkills.ts';
 import type { Tool, ToolResult } from '../../tools/contract.ts';
 import { entryAt, readInside, writeInside, WorkspacePathError } from '../../workspace/safeFiles.ts';
 import { visible } from '../../text/visible.ts';
@@ -63,8 +64,9 @@ async function resolveTarget(deps: ToolDeps, turn: TurnContext, raw: string): Pr
   const skills = `${SANDBOX_PATHS.skills}/`;
   if (absolute.startsWith(skills)) {
     const [id = '', ...rest] = absolute.slice(skills.length).split('/');
-    const loaded = (await activeSkills(deps.store, turn.chatId)).find((entry) => entry.id === id);
-    const skill = loaded === undefined ? undefined : turn.snapshot.get(id);
+    // By mount name: an MCP server's skill `releases:release-notes` is at /skills/releases.release-notes.
+    const loaded = (await activeSkills(deps.store, turn.chatId)).find((entry) => skillMountName(entry.id) === id);
+    const skill = loaded === undefined ? undefined : await skillOfTurn(turn, loaded.id);
     if (skill === undefined || loaded === undefined || skill.hash !== loaded.hash) return `${absolute}: the skill "${id}" is not loaded in this chat (load it with ${LOAD_SKILL} first)`;
     return { root: skill.dir, rel: rest.join('/'), shown: absolute, writable: false };
   }

@@ -1,0 +1,40 @@
+// The skills of the world's MCP servers in a turn (issue 38): listed once as the turn opens, beside the registry's
+// snapshot; in the catalog only where the world's `skills` list allows their `<server>:<path>` id (`*` does) and
+// they are not `disable-model-invocation`; loaded, mounted and viewed like any skill once fetched and verified.
+import { worldAllowsSkill, type WorldSettings } from '../config/config.ts';
+import type { McpScope } from '../mcp/mcpTools.ts';
+import type { ServerSkillCatalog, TurnServerSkills } from '../mcp/serverSkillCatalog.ts';
+import type { Skill, SkillSnapshot } from '../skills/types.ts';
+import type { TurnContext } from './turnContext.ts';
+
+/** The turn's server skills; undefined when the bot has no MCP servers or the world may use none. */
+export async function openServerSkills(
+  catalog: ServerSkillCatalog<Skill> | undefined,
+  scope: Omit<McpScope, 'mcp' | 'network' | 'egressAllow' | 'credentials'>,
+  settings: WorldSettings,
+  snapshot: SkillSnapshot,
+): Promise<TurnServerSkills<Skill> | undefined> {
+  if (catalog === undefined || settings.mcp.length === 0) return undefined;
+  const { mcp, network, egressAllow, credentials } = settings;
+  // A local skill wins only where the world may use it: a hidden one leaves the name to the server's.
+  const localWins = (name: string) => snapshot.get(name) !== undefined && worldAllowsSkill(settings, name);
+  return catalog.forTurn({ ...scope, mcp, network, egressAllow, credentials }, localWins);
+}
+
+/** The catalog lines (id, description) of the server skills the model may use in this world. */
+export function serverCatalogLines(skills: TurnServerSkills<Skill> | undefined, settings: WorldSettings): Array<{ id: string; description: string }> {
+  return (skills?.listed ?? [])
+    .filter((skill) => worldAllowsSkill(settings, skill.id) && skill.entry.frontmatter['disable-model-invocation'] !== true)
+    .map((skill) => ({ id: skill.id, description: skill.description }));
+}
+
+/**
+ * The skill of `id` as the turn knows it: the snapshot's, else a listed server skill (fetched and verified the first
+ * time; a kept folder after). Undefined when neither has it or the server's could not be had.
+ */
+export async function skillOfTurn(turn: Pick<TurnContext, 'snapshot' | 'serverSkills'>, id: string): Promise<Skill | undefined> {
+  const local = turn.snapshot.get(id);
+  if (local !== undefined) return local;
+  const loaded = await turn.serverSkills?.skill(id);
+  return loaded?.ok === true ? loaded.skill : undefined;
+}
