@@ -38,3 +38,17 @@ export async function skillOfTurn(turn: Pick<TurnContext, 'snapshot' | 'serverSk
   const loaded = await turn.serverSkills?.skill(id);
   return loaded?.ok === true ? loaded.skill : undefined;
 }
+
+/**
+ * find_skills over the server skills the model may use here, for when the catalog could not list them all: those
+ * whose id or description holds the most of the query's words first (a listing is small: no index is kept).
+ */
+export function searchServerSkills(turn: Pick<TurnContext, 'serverSkills' | 'settings'>, query: string, limit: number): Array<{ id: string; description: string }> {
+  const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 1))];
+  return serverCatalogLines(turn.serverSkills, turn.settings)
+    .map((line) => ({ line, score: words.filter((word) => `${line.id} ${line.description}`.toLowerCase().includes(word)).length }))
+    .filter((hit) => hit.score > 0)
+    .sort((a, b) => b.score - a.score || (a.line.id < b.line.id ? -1 : 1))
+    .slice(0, limit)
+    .map((hit) => ({ id: hit.line.id, description: hit.line.description.replace(/\s+/g, ' ').trim() }));
+}

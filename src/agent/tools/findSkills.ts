@@ -6,6 +6,7 @@ import { worldAllowsSkill } from '../../config/config.ts';
 import { escapeAttr, escapeText } from '../../skills/escape.ts';
 import type { Tool, ToolResult } from '../../tools/contract.ts';
 import type { ToolContext, TurnContext } from '../turnContext.ts';
+import { searchServerSkills } from '../turnServerSkills.ts';
 import { LOAD_SKILL } from './loadSkill.ts';
 
 export const FIND_SKILLS = 'find_skills';
@@ -34,9 +35,11 @@ function findSkillsForTurn(turn: TurnContext, input: z.infer<typeof findSkillsIn
     limit,
     accept: (skill) => !skill.disableModelInvocation && worldAllowsSkill(turn.settings, skill.id),
   });
-  const lines = hits.map((hit) => escapeText(`${hit.id}${hit.argumentHint ? ` ${hit.argumentHint}` : ''}: ${hit.description}`));
-  const note = hits.length > 0 ? `Best match first. Call ${LOAD_SKILL} with the id that fits.` : 'No skill matches; try other words, or answer without a skill.';
-  return { content: [`<skill_search query="${escapeAttr(query)}" results="${hits.length}">`, ...lines, note, '</skill_search>'].join('\n') };
+  // The world's MCP servers' skills after the local ones (a local skill of the same name already won).
+  const served = searchServerSkills(turn, query, Math.max(0, limit - hits.length));
+  const lines = [...hits, ...served].map((hit) => escapeText(`${hit.id}${'argumentHint' in hit && hit.argumentHint ? ` ${hit.argumentHint}` : ''}: ${hit.description}`));
+  const note = lines.length > 0 ? `Best match first. Call ${LOAD_SKILL} with the id that fits.` : 'No skill matches; try other words, or answer without a skill.';
+  return { content: [`<skill_search query="${escapeAttr(query)}" results="${lines.length}">`, ...lines, note, '</skill_search>'].join('\n') };
 }
 
 /** Offered only when the catalog leaves skills out; a call anyway still searches. */

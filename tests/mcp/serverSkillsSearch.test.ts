@@ -1,0 +1,68 @@
+// A server's skills when the catalog cannot list every skill (a budget too small for any line): find_skills finds
+// them beside the local ones, and the id it gives loads. Our own skills server (stdio, in the sandbox) between the
+// Slack and Anthropic fakes.
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic, stepsBrain, textReply, toolUseReply } from '../fakes/anthropic.ts';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack.ts';
+import { makeSkillsDir, NOTES_SKILL, type SkillsDir } from '../platforms/skills.ts';
+import { ALICE, CHANNEL, type SlackBot, startSlackBot, waitForReply } from '../slack/harness.ts';
+import { SERVER_SDK } from './fixtures/serverSdk.ts';
+
+const SERVER = join(import.meta.dirname, 'fixtures', 'skillServer.mjs');
+
+let slack: FakeSlack;
+let anthropic: FakeAnthropic;
+let skills: SkillsDir;
+let bot: SlackBot;
+let served: string;
+
+beforeAll(async () => {
+  served = await mkdtemp(join(tmpdir(), 'skillbot-skill-server-'));
+  await chmod(served, 0o755);
+  const stateFile = join(served, 'served-version');
+  await writeFile(stateFile, 'v1');
+  slack = await startFakeSlack();
+  anthropic = await startFakeAnthropic();
+  // A local `release-notes`: the server's skill of that name is left out; its nested `draft` is not.
+  skills = await makeSkillsDir([NOTES_SKILL]);
+  const configFile = join(skills.dir, 'skillbot.yaml');
+  const server = `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, ${JSON.stringify(stateFile)}]`;
+  await writeFile(configFile, ['agent:', '  catalogBudgetChars: 200', 'mcpServers:', '  releases:', '    command: node', server, 'defaults:', '  mcp: [releases]', ''].join('\n'));
+  bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: configFile } });
+}, 60_000);
+afterAll(async () => {
+  await bot?.stop();
+  await slack?.close();
+  await anthropic?.close();
+  await skills?.remove();
+  await rm(served, { recursive: true, force: true });
+});
+
+it("find_skills finds a server's skill the catalog had no room for, and the id it gives loads", async () => {
+  const seen: string[] = [];
+  const tools: string[][] = [];
+  anthropic.setBrain((req) => {
+    tools.push(req.tools.map((tool) => tool.name));
+    return stepsBrain(
+      [
+        toolUseReply('find_skills', { query: 'draft release notes' }, { text: 'Looking for a skill.' }),
+        toolUseReply('load_skill', { skill_id: 'releases:release-notes/draft' }, { text: 'Loading the draft skill.' }),
+        textReply('found'),
+      ],
+      seen,
+    )(req);
+  });
+  const ts = bot.sender.nextTs();
+  await bot.sender.mention({ channel: CHANNEL, user: ALICE, ts, text: `<@${slack.info.botUserId}> draft the release notes` });
+  await waitForReply(slack, CHANNEL, ts, /found$/);
+  expect(tools[0]).toContain('find_skills');
+  expect(seen[0]).toContain('release-notes [commits]: Write release notes from a list of commits.');
+  expect(seen[0]).toContain('releases:release-notes/draft: Drafts release notes before they are final.');
+  expect(seen[0]).not.toContain('releases:release-notes:');
+  expect(seen[1]).toContain('status="loaded"');
+  expect(seen[1]).toContain('Write a draft with `scripts/draft.sh`.');
+  expect(seen[1]).toContain('/skills/releases.release-notes.draft');
+}, 60_000);
