@@ -36,11 +36,13 @@ export async function runDoctor(config: Config, deps: DoctorDeps): Promise<numbe
   if (config.discord.token !== undefined) checks.push(await discord(config.discord.apiUrl ?? DISCORD_API, config.discord.token, http));
   // The skills installed from a chat or the CLI are checked as the bot serves them: from the store, at their pins.
   const { withInstalledCopy } = await import('../install/installedCopy.ts');
+  const localIds = new Set<string>();
   await withInstalledCopy(config, async (installed) => {
     const validation = await validateFolders(installed.dir === undefined ? config.skillsDirs : [...config.skillsDirs, installed.dir], 'runtime');
+    for (const skill of validation.skills) if (skill.valid) localIds.add(skill.id);
     checks.push(skills(config, validation, installed), await dependencies(validation), await mcpNeeds(config, validation));
   });
-  if (config.mcp.servers.length > 0) checks.push(...(await mcpServers(config)));
+  if (config.mcp.servers.length > 0) checks.push(...(await mcpServers(config, localIds)));
   for (const check of checks) deps.output.out(`${check.verdict.padEnd(4)}  ${check.name}: ${check.text}`);
   return checks.some((check) => check.verdict === 'FAIL') ? 1 : 0;
 }
@@ -59,12 +61,12 @@ async function mcpNeeds(config: Config, result: FolderValidation): Promise<Check
 }
 
 /** One line per MCP server: reached as the bot would reach it (src/mcp/commands.ts). */
-async function mcpServers(config: Config): Promise<Check[]> {
+async function mcpServers(config: Config, localIds: ReadonlySet<string>): Promise<Check[]> {
   const [{ probeServers, serverChecks }, { loadStateKey }] = await Promise.all([import('../mcp/commands.ts'), import('../keys/stateKey.ts')]);
   const storeOf = await createStore(config.storeUrl).catch(() => undefined);
   if (storeOf === undefined) return [{ verdict: 'FAIL', name: 'mcp', text: 'the store cannot be opened, so the MCP servers were not checked' }];
   try {
-    return serverChecks(await probeServers(config, storeOf, loadStateKey(config).secret));
+    return serverChecks(await probeServers(config, storeOf, loadStateKey(config).secret), localIds);
   } finally {
     await storeOf.close();
   }

@@ -8,6 +8,7 @@ import type { CommandOutput } from '../ops/commandOutput.ts';
 import { silentLogger } from '../ops/log.ts';
 import type { Store } from '../store/types.ts';
 import { McpConnections } from './connections.ts';
+import { listServerSkills } from './serverSkills.ts';
 import { SignIns } from './signIn.ts';
 import { TokenVault } from './tokenVault.ts';
 
@@ -17,6 +18,8 @@ export interface ServerState {
   state: 'connected' | 'needs sign-in' | 'failed';
   why?: string;
   tools: string[];
+  /** The skills it serves (the skills extension), as `<server>:<path>` with their frontmatter names. */
+  skills?: Array<{ id: string; name: string }>;
 }
 
 /**
@@ -39,7 +42,12 @@ export async function probeServers(config: Config, store: Store, stateKey: Buffe
     return await Promise.all(
       config.mcp.servers.map(async (server): Promise<ServerState> => {
         const result = await connections.get(server, { worldId: 'skillbot:cli', personId: 'skillbot:cli', ...probeNetwork(config, server.name) });
-        if (result.ok) return { name: server.name, type: server.type, state: 'connected', tools: result.tools().map((tool) => tool.name) };
+        if (result.ok) {
+          // A listing that fails is no failure of the server's tools: it lists no skills.
+          const listing = await listServerSkills(result.client, server.name, Math.min(config.mcp.timeoutMs, 30_000)).catch(() => ({ skills: [] }));
+          const skills = listing.skills.map((skill) => ({ id: skill.id, name: skill.name }));
+          return { name: server.name, type: server.type, state: 'connected', tools: result.tools().map((tool) => tool.name), ...(skills.length > 0 ? { skills } : {}) };
+        }
         if (result.signIn !== undefined) return { name: server.name, type: server.type, state: 'needs sign-in', why: 'each person signs in with their own account when a call needs it', tools: [] };
         return { name: server.name, type: server.type, state: 'failed', why: result.why, tools: [] };
       }),
@@ -50,11 +58,20 @@ export async function probeServers(config: Config, store: Store, stateKey: Buffe
   }
 }
 
-/** The doctor's line per server. */
-export function serverChecks(states: readonly ServerState[]): Check[] {
-  return states.map((server) => {
+/**
+ * The doctor's line per server. `localIds`: the local skills' ids; a server skill whose path or name is one of them
+ * is left out of every catalog (a local skill wins: src/mcp/serverSkillCatalog.ts), which is a warning worth reading.
+ */
+export function serverChecks(states: readonly ServerState[], localIds: ReadonlySet<string> = new Set()): Check[] {
+  return states.map((server): Check => {
     const name = `mcp ${server.name}`;
-    if (server.state === 'connected') return { verdict: 'ok', name, text: `${server.type}, connected, ${server.tools.length} tool(s)` };
+    if (server.state === 'connected') {
+      const skills = server.skills ?? [];
+      const text = `${server.type}, connected, ${server.tools.length} tool(s)${skills.length > 0 ? `, ${skills.length} skill(s)` : ''}`;
+      const lost = skills.filter((skill) => localIds.has(skill.id.slice(server.name.length + 1)) || localIds.has(skill.name));
+      if (lost.length === 0) return { verdict: 'ok', name, text };
+      return { verdict: 'warn', name, text: `${text}; left out because a local skill of the same name wins: ${lost.map((skill) => skill.id).join(', ')}` };
+    }
     if (server.state === 'needs sign-in') return { verdict: 'ok', name, text: `${server.type}, answers 401: ${server.why}` };
     return { verdict: 'FAIL', name, text: server.why ?? 'failed' };
   });
@@ -73,6 +90,7 @@ export async function runMcpCommand(args: string[], deps: { config: Config; stor
       for (const server of states) {
         deps.output.out(`${server.name}  ${server.type}  ${server.state}${server.why === undefined ? '' : `: ${server.why}`}`);
         if (server.tools.length > 0) deps.output.out(`  tools: ${server.tools.join(', ')}`);
+        if (server.skills !== undefined) deps.output.out(`  skills: ${server.skills.map((skill) => skill.id).join(', ')}`);
       }
     }
     return states.some((server) => server.state === 'failed') ? 1 : 0;

@@ -1,6 +1,7 @@
 // A server's skills when the catalog cannot list every skill (a budget too small for any line): find_skills finds
 // them beside the local ones, and the id it gives loads. Our own skills server (stdio, in the sandbox) between the
-// Slack and Anthropic fakes.
+// Slack and Anthropic fakes; and what `skillbot mcp list` and `skillbot doctor` say of its skills.
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ let anthropic: FakeAnthropic;
 let skills: SkillsDir;
 let bot: SlackBot;
 let served: string;
+let configFile: string;
 
 beforeAll(async () => {
   served = await mkdtemp(join(tmpdir(), 'skillbot-skill-server-'));
@@ -28,7 +30,7 @@ beforeAll(async () => {
   anthropic = await startFakeAnthropic();
   // A local `release-notes`: the server's skill of that name is left out; its nested `draft` is not.
   skills = await makeSkillsDir([NOTES_SKILL]);
-  const configFile = join(skills.dir, 'skillbot.yaml');
+  configFile = join(skills.dir, 'skillbot.yaml');
   const server = `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, ${JSON.stringify(stateFile)}]`;
   await writeFile(configFile, ['agent:', '  catalogBudgetChars: 200', 'mcpServers:', '  releases:', '    command: node', server, 'defaults:', '  mcp: [releases]', ''].join('\n'));
   bot = await startSlackBot({ slack, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: configFile } });
@@ -66,3 +68,30 @@ it("find_skills finds a server's skill the catalog had no room for, and the id i
   expect(seen[1]).toContain('Write a draft with `scripts/draft.sh`.');
   expect(seen[1]).toContain('/skills/releases.release-notes.draft');
 }, 60_000);
+
+/** The `skillbot` command with this bot's settings, as an operator runs it beside the bot. */
+function skillbot(args: string[]): Promise<{ code: number; stdout: string }> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    LOG_LEVEL: 'silent',
+    SKILLBOT_CONFIG: configFile,
+    SKILLS_DIRS: skills.skillsRoot,
+    STORE_URL: `sqlite://${join(skills.dir, 'cli.sqlite')}`,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: anthropic.url,
+    WORKSPACES_DIR: join(skills.dir, 'workspaces'),
+    INSTALLED_SKILLS_DIR: join(skills.dir, 'installed-skills'),
+    MCP_SKILLS_DIR: join(skills.dir, 'mcp-skills'),
+  };
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'skillbot.mjs');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env, cwd: skills.dir, timeout: 90_000 }, (error, stdout) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout }));
+  });
+}
+
+it("skillbot mcp list names the server's skills; doctor warns of the one a local skill's name wins over", async () => {
+  const list = await skillbot(['mcp', 'list']);
+  expect(list.stdout).toContain('  skills: releases:release-notes, releases:release-notes/draft');
+  const doctor = await skillbot(['doctor']);
+  expect(doctor.stdout).toMatch(/^warn {2}mcp releases: stdio, connected, 0 tool\(s\), 2 skill\(s\); left out because a local skill of the same name wins: releases:release-notes$/m);
+}, 120_000);
