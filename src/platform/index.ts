@@ -33,4 +33,3 @@ export { isMcpCommand } from './mcpCommand.ts';
 // Servers' questions (docs/mcp.md, "Questions"): what a platform shows, and the fields of a form.
 export type { AnswerResult, McpQuestion, QuestionPresenter } from '../mcp/questions/questionTypes.ts';
 export { type QuestionField, questionFields } from '../mcp/questions/questionForm.ts';
-export type { QuestionDraft } from '../mcp/questions/questions.ts';
