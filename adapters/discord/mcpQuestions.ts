@@ -103,7 +103,12 @@ export async function answerQuestionForm(interaction: ModalSubmitInteraction, de
   const typed = typedOfStep(fields, step, submitted);
   if (step < steps - 1) {
     const kept = await questions.keepDraft({ questionId, userId, typed, step: step + 1 });
-    if (kept.kind !== 'kept') return say(`${privateText(kept)} Nothing was sent yet.`, [reopenRow(questionId, `Try again (${step + 1} of ${steps})`)]);
+    if (kept.kind === 'invalid') {
+      // Shown again when they reopen this step; kept unchecked, they go on only once they pass.
+      await questions.keepDraft({ questionId, userId, typed, step, check: false });
+      return say(`${privateText(kept)} Nothing was sent yet.`, [reopenRow(questionId, `Try again (${step + 1} of ${steps})`)]);
+    }
+    if (kept.kind !== 'kept') return say(privateText(kept));
     return say(`Kept (${step + 1} of ${steps}). Nothing is sent until the last step.`, [reopenRow(questionId, `Continue (${step + 2} of ${steps})`)]);
   }
   const draft = await questions.draft(questionId, userId);
@@ -111,7 +116,7 @@ export async function answerQuestionForm(interaction: ModalSubmitInteraction, de
   if (result.kind === 'answered') return say(`Sent to **${opened.question.server}**.`);
   if (result.kind !== 'invalid') return say(privateText(result));
   const back = stepOfError(fields, result.why, steps - 1);
-  // Back to the step of the wrong field; what the other steps held stays kept.
-  await questions.keepDraft({ questionId, userId, typed: {}, step: back });
+  // Back to the step of the wrong field, what was typed shown again (a modal cannot keep it, as Slack's does).
+  await questions.keepDraft({ questionId, userId, typed, step: back, check: false });
   return say(`${privateText(result)} Nothing was sent.`, [reopenRow(questionId, steps > 1 ? `Try again (${back + 1} of ${steps})` : 'Try again')]);
 }

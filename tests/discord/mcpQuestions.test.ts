@@ -77,7 +77,9 @@ describe('MCP questions in Discord', () => {
     expect(buttonIds(turnedBack)).toEqual([`elicit:${id}:open`]);
 
     const again = await openModal(alice, turnedBack, id);
-    const right = discord.submitModal(alice, again.opened, { Replicas: '3', Reason: 'release day', Password: 'hunter2', Confirm: 'true' });
+    // What was typed is shown again (a modal cannot keep it), but never a secret.
+    expect(again.modal.fields.map((field) => field.input.value)).toEqual(['12', 'release day', undefined, undefined]);
+    const right = discord.submitModal(alice, again.opened, { Replicas: '3', Password: 'hunter2', Confirm: 'true' });
     expect((await answerTo(right, 'the sent note')).content).toBe('Sent to **deployer**.');
     expect((await replyIn(thread)).content).toContain('"content":{"replicas":3,"reason":"release day","password":"hunter2","confirm":true}');
     await discord.waitFor(() => card.content.includes(`Answered by <@${alice.id}>`) && card.components.length === 0, 'the card marked answered');
@@ -95,7 +97,8 @@ describe('MCP questions in Discord', () => {
 
     const retry = await openModal(alice, back, id);
     expect(retry.modal.title).toBe('deployer (1 of 2)');
-    const kept = discord.submitModal(alice, retry.opened, { Name: 'Ada', Team: 'api', Replicas: '4', Email: 'ada@example.com', Notify: 'true' });
+    expect(retry.modal.fields[0]!.input.value).toBe('Ada');
+    const kept = discord.submitModal(alice, retry.opened, { Replicas: '4' });
     const keptNote = await answerTo(kept, 'step 1 kept');
     expect(keptNote.content).toBe('Kept (1 of 2). Nothing is sent until the last step.');
     expect(JSON.stringify(await bot.app.store.get('mcp', `question-draft:${id}`))).not.toContain('Ada');

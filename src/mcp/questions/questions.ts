@@ -120,22 +120,15 @@ export class McpQuestions {
   /**
    * A form asked in steps (Discord's modals hold 5 fields): the requester's values of one step, checked against the
    * part of the schema they cover, kept sealed (they may be secret) until the last step sends the whole answer
-   * through `answer`. `typed` may be empty, to move the requester back to `step` (a field there was wrong).
+   * through `answer`. With `check: false` (a whole answer was turned back) they are kept as typed, to be shown
+   * again at `step`, the step of the wrong field: nothing reaches the server but through `answer`'s checks.
    */
-  async keepDraft(input: { questionId: string; userId: string; typed: Record<string, string | undefined>; step: number }): Promise<AnswerResult | { kind: 'kept'; draft: QuestionDraft }> {
+  async keepDraft(input: { questionId: string; userId: string; typed: Record<string, string | undefined>; step: number; check?: boolean }): Promise<AnswerResult | { kind: 'kept'; draft: QuestionDraft }> {
     const opened = await this.opening(input.questionId, input.userId);
     if (opened.kind !== 'open') return opened;
     const { question } = opened;
     if (question.schema === undefined) return { kind: 'invalid', why: 'This question has no form to fill in.' };
-    const names = new Set(Object.keys(input.typed));
-    const read = valuesFromText(questionFields(question.schema).filter((field) => names.has(field.name)), input.typed);
-    if (!read.ok) return { kind: 'invalid', why: read.why };
-    const part: RequestedSchema = {
-      type: 'object',
-      properties: Object.fromEntries(Object.entries(question.schema.properties).filter(([name]) => names.has(name))),
-      required: (question.schema.required ?? []).filter((name) => names.has(name)),
-    };
-    const checked = checkValues(part, read.values);
+    const checked = input.check === false ? { ok: true as const } : checkPart(question.schema, input.typed);
     if (!checked.ok) return { kind: 'invalid', why: checked.why };
     const draft: QuestionDraft = { typed: { ...(await this.draft(question.id, input.userId))?.typed, ...input.typed }, step: input.step };
     await this.deps.store.set('mcp', draftKey(question.id), this.cipher.encrypt(draft), Math.max(question.deadline - this.now(), 1000));
@@ -242,6 +235,19 @@ export class McpQuestions {
       ...(question.turnId === undefined ? {} : { turnId: question.turnId }),
     });
   }
+}
+
+/** One step's typed values against the part of the schema they cover (types, required, patterns, bounds). */
+function checkPart(schema: RequestedSchema, typed: Record<string, string | undefined>): { ok: true } | { ok: false; why: string } {
+  const names = new Set(Object.keys(typed));
+  const read = valuesFromText(questionFields(schema).filter((field) => names.has(field.name)), typed);
+  if (!read.ok) return read;
+  const part: RequestedSchema = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(schema.properties).filter(([name]) => names.has(name))),
+    required: (schema.required ?? []).filter((name) => names.has(name)),
+  };
+  return checkValues(part, read.values);
 }
 
 /** What anyone but the requester is told, privately. */
