@@ -43,7 +43,7 @@ afterAll(async () => {
   await rm(served, { recursive: true, force: true });
 });
 
-it("find_skills finds a server's skill the catalog had no room for, and the id it gives loads", async () => {
+it("find_skills finds a server's skill the catalog had no room for; the id it gives loads, and its files can be viewed", async () => {
   const seen: string[] = [];
   const tools: string[][] = [];
   anthropic.setBrain((req) => {
@@ -52,6 +52,7 @@ it("find_skills finds a server's skill the catalog had no room for, and the id i
       [
         toolUseReply('find_skills', { query: 'draft release notes' }, { text: 'Looking for a skill.' }),
         toolUseReply('load_skill', { skill_id: 'releases:release-notes/draft' }, { text: 'Loading the draft skill.' }),
+        toolUseReply('str_replace_based_edit_tool', { command: 'view', path: '/skills/releases.release-notes.draft/scripts/draft.sh' }, { text: 'Reading its script.' }),
         textReply('found'),
       ],
       seen,
@@ -67,6 +68,8 @@ it("find_skills finds a server's skill the catalog had no room for, and the id i
   expect(seen[1]).toContain('status="loaded"');
   expect(seen[1]).toContain('Write a draft with `scripts/draft.sh`.');
   expect(seen[1]).toContain('/skills/releases.release-notes.draft');
+  // The editor views the loaded server skill where the sandbox mounts it.
+  expect(seen[2]).toContain('echo "a draft"');
 }, 60_000);
 
 /** The `skillbot` command with this bot's settings, as an operator runs it beside the bot. */
