@@ -5,12 +5,17 @@
 // read and validated like any skill folder. A local skill of the same name wins: the server's is left out.
 import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '../ops/log.ts';
+import { stripHidden } from '../text/hidden.ts';
 import type { McpScope, McpTools } from './mcpTools.ts';
 import { listServerSkills, materializeServerSkill, type ServerSkill } from './serverSkills.ts';
 
-/** A validated skill as the registry makes one (src/skills' Skill): the catalog replaces its id by `<server>:<path>`. */
+/**
+ * A validated skill as the registry makes one (src/skills' Skill): the catalog replaces its id by `<server>:<path>`,
+ * and its instructions lose their hidden characters, as a server's tool results do.
+ */
 export interface FolderSkill {
   readonly id: string;
+  readonly body: string;
 }
 
 export interface ServerSkillCatalogDeps<S extends FolderSkill> {
@@ -125,7 +130,9 @@ export class ServerSkillCatalog<S extends FolderSkill> {
     if (known !== undefined) return { ok: true, skill: known };
     const read = await this.deps.indexFolder(made.dir);
     if ('why' in read) return { ok: false, why: `the skill ${skill.id} is not a valid skill: ${read.why}` };
-    const loaded: S = Object.freeze({ ...read.skill, id: skill.id });
+    const body = stripHidden(read.skill.body);
+    if (body.removed > 0) this.deps.logger.warn({ server: skill.server, skill: skill.id, hiddenRemoved: body.removed }, 'hidden characters (Unicode tags, zero-width, bidi controls) removed from an MCP server skill');
+    const loaded: S = Object.freeze({ ...read.skill, id: skill.id, body: body.text });
     this.indexed.set(made.dir, loaded);
     return { ok: true, skill: loaded };
   }

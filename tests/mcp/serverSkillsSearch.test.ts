@@ -66,7 +66,8 @@ it("find_skills finds a server's skill the catalog had no room for; the id it gi
   expect(seen[0]).toContain('releases:release-notes/draft: Drafts release notes before they are final.');
   expect(seen[0]).not.toContain('releases:release-notes:');
   expect(seen[1]).toContain('status="loaded"');
-  expect(seen[1]).toContain('Write a draft with `scripts/draft.sh`.');
+  // Its instructions without the hidden characters the server put after them.
+  expect(seen[1]).toContain('Write a draft with `scripts/draft.sh`.\n');
   expect(seen[1]).toContain('/skills/releases.release-notes.draft');
   // The editor views the loaded server skill where the sandbox mounts it.
   expect(seen[2]).toContain('echo "a draft"');
