@@ -170,10 +170,13 @@ export class Dispatcher<Outcome = unknown> {
       return 'done';
     }
     this.running.add(claim);
+    const fate = { takenOver: false };
     try {
-      const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), claim, log), item.id, port);
+      const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), claim, log, fate), item.id, port);
       this.waited.finished(item.id, outcome);
-      return 'done';
+      // Taken over by another instance, which answers it and then removes it: this one must not remove it first
+      // (were that one to die, the message would be lost).
+      return fate.takenOver ? 'retry' : 'done';
     } catch (error) {
       // Nothing was answered (the sink could not be made): the next run may.
       await claim.release().catch(() => undefined);
@@ -186,14 +189,27 @@ export class Dispatcher<Outcome = unknown> {
   /**
    * The answer, or the "stopped" note in its place, is posted by the run holding the claim, and only while this
    * instance still holds the chat: a turn still finishing after its chat was handed over at shutdown posts nothing
-   * (the instance that re-runs it answers). Marking it posted may fail with the store: it was posted all the same.
+   * (the instance that re-runs it answers). Just before posting, the claim is marked `posting` by compare-and-set:
+   * a run whose message was taken over meanwhile (it outlived its lease, starved of CPU) posts nothing, so the
+   * message is answered once. When the store does not answer then, it is posted all the same (the apology for a
+   * store outage must reach the person; nobody else can take the message over without the store either).
+   * Marking it posted may fail with the store: it was posted all the same.
    */
-  private replyOnce(sink: TurnSink, claim: Extract<ReplyClaim, { kind: 'mine' }>, log: Logger): TurnSink {
+  private replyOnce(sink: TurnSink, claim: Extract<ReplyClaim, { kind: 'mine' }>, log: Logger, fate: { takenOver: boolean }): TurnSink {
     const queue = this.queue;
     const once = async (post: () => Promise<void>) => {
       if (queue.handedOverChats) {
         // Said once for all such turns at shutdown (src/app.ts), where it is known whether others run.
         log.debug('not posting: this instance stopped; the message stays queued');
+        return;
+      }
+      const ours = await claim.post().catch((error: unknown) => {
+        log.warn({ err: error }, 'marking the answer as being posted failed (the store?); posting it all the same');
+        return true;
+      });
+      if (!ours) {
+        fate.takenOver = true;
+        log.warn('not posting: another instance took this message over while its turn ran here (this chat\'s lease was lost)');
         return;
       }
       await post();
