@@ -62,7 +62,10 @@ export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<
     kind: 'mine',
     post: () => deps.store.compareAndSet<ClaimRecord>('dedupe', key, replying, { status: posting, at: Date.now() }, KEEP_MS),
     done: async () => {
-      await deps.store.compareAndSet('dedupe', key, posting, { status: 'replied' }, KEEP_MS);
+      // Still `replying` when the store did not answer `post` and the answer went out all the same.
+      if (!(await deps.store.compareAndSet('dedupe', key, posting, { status: 'replied' }, KEEP_MS))) {
+        await deps.store.compareAndSet('dedupe', key, replying, { status: 'replied' }, KEEP_MS);
+      }
     },
     release: async () => {
       await deps.store.compareAndSet('dedupe', key, replying, { status: RELEASED }, KEEP_MS);
