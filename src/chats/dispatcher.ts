@@ -1,11 +1,12 @@
 // Where every message enters the core: accepted once, queued durably, answered by whichever instance holds the chat.
 import type { Logger } from '../ops/log.ts';
-import type { IncomingMessage, PlatformPort, TurnPlatform, TurnSink } from '../platform/port.ts';
+import type { IncomingMessage, OutgoingFile, PlatformPort, TurnPlatform, TurnSink } from '../platform/port.ts';
 import type { Store } from '../store/types.ts';
 import { DurableQueue, type DurableQueueOptions, type QueueStopOptions } from './durableQueue.ts';
 import { parseChatId } from './ids.ts';
 import type { InboxItem } from './inbox.ts';
 import { claimReply, type ReplyClaim, type ReplyClaimDeps } from './replyClaim.ts';
+import { ReplyGate } from './replyGate.ts';
 import { WaitedTurns } from './waitedTurns.ts';
 
 /**
@@ -203,7 +204,7 @@ export class Dispatcher<Outcome = unknown> {
         log.debug('not posting: this instance stopped; the message stays queued');
         return;
       }
-      const ours = await claim.post().catch((error: unknown) => {
+      const ours = !gate.lost && await claim.post().catch((error: unknown) => {
         log.warn({ err: error }, 'marking the answer as being posted failed (the store?); posting it all the same');
         return true;
       });
@@ -215,11 +216,14 @@ export class Dispatcher<Outcome = unknown> {
       await post();
       await claim.done().catch((error: unknown) => log.warn({ err: error }, 'marking the answer posted failed; it was posted'));
     };
+    // What shows before the answer is held back too once the message is another run's (replyGate.ts).
+    const gate = new ReplyGate(claim.holds);
+    const upload = sink.upload?.bind(sink);
     return {
-      progress: (text) => sink.progress(text),
-      ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
-      ...(sink.retrying ? { retrying: sink.retrying.bind(sink) } : {}),
-      ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
+      progress: (text) => gate.show(() => void Promise.resolve(sink.progress(text)).catch((error: unknown) => log.warn({ err: error }, 'showing progress failed'))),
+      ...(sink.partial ? { partial: (delta: string) => gate.show(() => sink.partial?.(delta)) } : {}),
+      ...(sink.retrying ? { retrying: (reason: string) => gate.show(() => sink.retrying?.(reason)) } : {}),
+      ...(upload ? { upload: async (file: OutgoingFile) => ((await gate.confirm()) ? upload(file) : undefined) } : {}),
       reply: (markdown) => once(() => sink.reply(markdown)),
       ...(sink.stopped ? { stopped: (userId: string) => once(() => sink.stopped?.(userId) ?? Promise.resolve()) } : {}),
     };

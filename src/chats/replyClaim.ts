@@ -34,13 +34,14 @@ const REPLYING = 'replying:';
 const POSTING = 'posting:';
 
 /**
- * What a run of a queued message may do. `mine`: it runs the turn; `post()` says, just before the answer goes out,
- * whether this run may still post it (false: another instance took the message over meanwhile), then `done`.
+ * What a run of a queued message may do. `mine`: it runs the turn (`holds()`: the claim is still its own);
+ * `post()` says, just before the answer goes out, whether this run may still post it (false: another instance took
+ * the message over meanwhile), then `done`.
  * `answered`: an earlier run posted the answer (or its apology): run nothing, show nothing. `busy`: a live
  * instance is answering it: leave it to that one (the queue looks again at its next sweep).
  */
 export type ReplyClaim =
-  | { kind: 'mine'; post: () => Promise<boolean>; done: () => Promise<void>; release: () => Promise<void> }
+  | { kind: 'mine'; holds: () => Promise<boolean>; post: () => Promise<boolean>; done: () => Promise<void>; release: () => Promise<void> }
   | { kind: 'answered' }
   | { kind: 'busy' };
 
@@ -60,6 +61,7 @@ export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<
   const posting = `${POSTING}${deps.instanceId}`;
   const taken = (): ReplyClaim => ({
     kind: 'mine',
+    holds: async () => (await deps.store.get<ClaimRecord>('dedupe', key))?.status === replying,
     post: () => deps.store.compareAndSet<ClaimRecord>('dedupe', key, replying, { status: posting, at: Date.now() }, KEEP_MS),
     done: async () => {
       // Still `replying` when the store did not answer `post` and the answer went out all the same.

@@ -145,6 +145,8 @@ describe('a turn that outlives its chat lease', () => {
     // Give a late post the time to land before counting.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(answersShown(ts)).toEqual([SECOND_ANSWER]);
+    // And the thread still shows it: the woken run wrote nothing over it.
+    expect(slack.thread(CHANNEL, ts).map((message) => message.text)).toEqual([SECOND_ANSWER]);
     expect(await until(async () => ((await store.inboxSize()) === 0 ? true : undefined), 'the inbox to empty')).toBe(true);
   }, 300_000);
 });
