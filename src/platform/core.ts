@@ -68,7 +68,7 @@ export interface CoreMcp {
   /** A Cancel click on an MCP task: what the clicker alone is told (cancelling, or why not). */
   cancelTask(taskId: string, userId: string): Promise<string>;
   /** Servers' questions (docs/mcp.md, "Questions"): a platform shows them and hands back a person's click or form. */
-  questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening'>;
+  questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening' | 'keepDraft' | 'draft'>;
   /** `/mcp attach SERVER URI`, `/mcp prompt SERVER NAME [args]`, run and worded once for every platform. */
   command(place: McpCommandPlace, text: string): Promise<void>;
 }
