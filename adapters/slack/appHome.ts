@@ -10,6 +10,7 @@ import type { SlackBlock } from './slackBlock.ts';
 import { routineBlocks } from './homeRoutines.ts';
 import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
 import { taskBlocks } from './homeTasks.ts';
+import type { HomeRefresh } from './taskCancel.ts';
 import { slackThreadOf, slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
@@ -102,11 +103,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Publishes a person's Home again (after a click elsewhere changed what it shows: a task's Cancel). */
-export interface HomeRefresh {
-  refresh(teamId: string, userId: string): Promise<void>;
 }
 
 export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): HomeRefresh {

@@ -5,7 +5,6 @@
 import type { App as BoltApp } from '@slack/bolt';
 import type { Core, DeliveryDedupe } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
-import type { HomeRefresh } from './appHome.ts';
 import { slackThreadOf } from './ids.ts';
 import { approvalClickSchema } from './payloads.ts';
 import type { SlackBlock } from './slackBlock.ts';
@@ -13,6 +12,11 @@ import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import type { BackgroundTasks } from './tasks.ts';
 
 export const TASK_CANCEL_ACTION_ID = 'mcp_task_cancel';
+
+/** Publishes a person's Home again (appHome.ts), after a Cancel clicked there. */
+export interface HomeRefresh {
+  refresh(teamId: string, userId: string): Promise<void>;
+}
 
 /** The note's blocks: its text, and the Cancel button. */
 export function taskNoteBlocks(text: string, taskId: string): SlackBlock[] {
