@@ -1,4 +1,4 @@
-// Slash commands, autocomplete and buttons (approval, Stop, MCP Connect): each acknowledged within Discord's 3 seconds.
+// Slash commands, autocomplete, buttons (approval, Stop, MCP Connect, servers' questions, task Cancel) and modals: each acknowledged within Discord's 3 seconds.
 import { type AutocompleteInteraction, type ChatInputCommandInteraction, type Interaction, MessageFlags } from 'discord.js';
 import type { Core, IncomingMessage } from '../../src/platform/index.ts';
 import type { Logger } from '../../src/ops/log.ts';
@@ -17,6 +17,9 @@ import type { DiscordTurns } from './turns.ts';
 import { installWords, runInstallInteraction } from './installCommands.ts';
 import { answerConnectClick, CONNECT_PREFIX } from './mcpConnect.ts';
 import { answerPick, PICK_PREFIX } from './installPicks.ts';
+import { ELICIT_PREFIX } from './mcpQuestionCard.ts';
+import { answerQuestionClick, answerQuestionForm } from './mcpQuestions.ts';
+import { answerTaskCancelClick, TASK_PREFIX } from './taskCancel.ts';
 import { runRoutineInteraction } from './routineCommands.ts';
 import { admitInteraction } from './access.ts';
 
@@ -151,6 +154,12 @@ export async function onInteraction(interaction: Interaction, deps: InteractionD
     if (interaction.customId.startsWith('hitl:')) await answerApprovalClick(interaction, deps);
     else if (interaction.customId.startsWith(STOP_PREFIX)) await answerStopClick(interaction, deps);
     else if (interaction.customId.startsWith(CONNECT_PREFIX)) await answerConnectClick(interaction, deps);
+    else if (interaction.customId.startsWith(ELICIT_PREFIX)) await answerQuestionClick(interaction, deps);
+    else if (interaction.customId.startsWith(TASK_PREFIX)) await answerTaskCancelClick(interaction, deps);
+    return;
+  }
+  if (interaction.isModalSubmit()) {
+    if (interaction.customId.startsWith(ELICIT_PREFIX)) await answerQuestionForm(interaction, deps);
     return;
   }
   if (interaction.isStringSelectMenu()) {

@@ -16,6 +16,7 @@ import { discordMembership } from './access.ts';
 import { type Place, ThreadDirectory } from './places.ts';
 import { installSharedFile } from './installCommands.ts';
 import { discordMcpCommand } from './mcpCommands.ts';
+import { DiscordQuestionPresenter } from './mcpQuestions.ts';
 import { TurnHints } from './turnHints.ts';
 import { DiscordTurns } from './turns.ts';
 
@@ -134,6 +135,7 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
   // REST works before the gateway: adding the presenter updates questions a previous process left open.
   client.rest.setToken(token);
   const removePresenter = core.approvals.addPresenter('discord', presenter);
+  const removeQuestions = core.mcp?.questions.addPresenter('discord', new DiscordQuestionPresenter(api, activity)) ?? (() => {});
   let removePort = () => {};
   let commandsRegistered = false;
   try {
@@ -151,6 +153,7 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
     removePort();
     await hints.close();
     removePresenter();
+    removeQuestions();
     await client.destroy();
     throw explain(error);
   }
@@ -173,6 +176,7 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
       // store they stay open for the instance that re-runs their turns and resumes them.
       if (!core.sharedStore) await presenter.lapseOpen();
       removePresenter();
+      removeQuestions();
       await client.destroy();
     },
   };

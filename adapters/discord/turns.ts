@@ -10,6 +10,7 @@ import { connectMessage } from './mcpConnect.ts';
 import { ChannelOutlet, type Outlet } from './outlets.ts';
 import { channelOfChat } from './places.ts';
 import type { TurnHints } from './turnHints.ts';
+import { taskNote } from './taskCancel.ts';
 import { createTurnSink, type DiscordTurnSink } from './turnSink.ts';
 
 interface LiveTurn {
@@ -63,6 +64,12 @@ export class DiscordTurns implements PlatformPort {
 
   async postNote(chat: string, text: string): Promise<void> {
     await this.api.post(channelOfChat(chat), { content: text.slice(0, 2000) });
+  }
+
+  /** An MCP call running as a task: its note in the thread with the Cancel button (taskCancel.ts). */
+  async postTaskNote(chat: string, taskId: string, text: string): Promise<void> {
+    await this.api.post(channelOfChat(chat), taskNote(text, taskId));
+    this.activity.posted(chat);
   }
 
   /** The operator's budget alerts, in the admin's DM. */

@@ -71,7 +71,7 @@ export interface CoreMcp {
   /** The calls running as tasks, in every world, oldest first (App Home filters them for its viewer). */
   runningTasks(): Promise<McpTaskView[]>;
   /** Servers' questions (docs/mcp.md, "Questions"): a platform shows them and hands back a person's click or form. */
-  questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening'>;
+  questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening' | 'keepDraft' | 'draft'>;
   /** `/mcp attach SERVER URI`, `/mcp prompt SERVER NAME [args]`, run and worded once for every platform. */
   command(place: McpCommandPlace, text: string): Promise<void>;
 }

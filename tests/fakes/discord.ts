@@ -7,3 +7,4 @@ export { pingsOf } from './discord/mentions.ts';
 export type { AllowedMentions } from './discord/mentions.ts';
 export { snowflakeTime } from './discord/snowflake.ts';
 export type { FakeChannel, FakeInteraction, FakeMessage, FakeUser } from './discord/world.ts';
+export type { ShownModal } from './discord/modals.ts';

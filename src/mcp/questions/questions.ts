@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { type AuditLog, platformOf } from '../../approvals/index.ts';
-import { type Cipher, MCP_ANSWERS_LABEL, stateKeyCipher } from '../../keys/sealing.ts';
+import { type Cipher, type Encrypted, MCP_ANSWERS_LABEL, stateKeyCipher } from '../../keys/sealing.ts';
 import type { Logger } from '../../ops/log.ts';
 import type { Store } from '../../store/types.ts';
 import { stripHidden } from '../../text/hidden.ts';
@@ -20,6 +20,13 @@ const REREAD_MS = 3000;
 const QUESTION_ID = /^[A-Za-z0-9_-]{16}$/;
 
 const key = (id: string): string => `question:${id}`;
+const draftKey = (id: string): string => `question-draft:${id}`;
+
+/** A form answered in steps: what the requester typed so far (by field name) and the step they are at. */
+export interface QuestionDraft {
+  typed: Record<string, string | undefined>;
+  step: number;
+}
 
 /** A server's question as the SDK hands it (its shape checked by the SDK). */
 export type QuestionParams = { mode?: 'form' | 'url'; message: string; requestedSchema?: unknown; url?: string; elicitationId?: string };
@@ -144,6 +151,32 @@ export class McpQuestions {
     return { kind: 'open', question };
   }
 
+  /**
+   * A form asked in steps (Discord's modals hold 5 fields): the requester's values of one step, checked against the
+   * part of the schema they cover, kept sealed (they may be secret) until the last step sends the whole answer
+   * through `answer`. With `check: false` (a whole answer was turned back) they are kept as typed, to be shown
+   * again at `step`, the step of the wrong field: nothing reaches the server but through `answer`'s checks.
+   */
+  async keepDraft(input: { questionId: string; userId: string; typed: Record<string, string | undefined>; step: number; check?: boolean }): Promise<AnswerResult | { kind: 'kept'; draft: QuestionDraft }> {
+    const opened = await this.opening(input.questionId, input.userId);
+    if (opened.kind !== 'open') return opened;
+    const { question } = opened;
+    if (question.schema === undefined) return { kind: 'invalid', why: 'This question has no form to fill in.' };
+    const checked = input.check === false ? { ok: true as const } : checkPart(question.schema, input.typed);
+    if (!checked.ok) return { kind: 'invalid', why: checked.why };
+    const draft: QuestionDraft = { typed: { ...(await this.draft(question.id, input.userId))?.typed, ...input.typed }, step: input.step };
+    await this.deps.store.set('mcp', draftKey(question.id), this.cipher.encrypt(draft), Math.max(question.deadline - this.now(), 1000));
+    return { kind: 'kept', draft };
+  }
+
+  /** The requester's values so far of a form asked in steps (nobody else's: undefined). */
+  async draft(questionId: string, userId: string): Promise<QuestionDraft | undefined> {
+    const question = await this.get(questionId);
+    if (question === undefined || question.requesterId !== userId) return undefined;
+    const sealed = await this.deps.store.get<Encrypted>('mcp', draftKey(questionId));
+    return sealed === undefined ? undefined : this.cipher.decrypt<QuestionDraft>(sealed);
+  }
+
   private newQuestion(server: string, params: QuestionParams, asker: Omit<QuestionAsker, 'signal' | 'onQuestion'>): McpQuestion {
     const now = this.now();
     const url = params.mode === 'url' ? params.url : undefined;
@@ -236,6 +269,19 @@ export class McpQuestions {
       ...(question.turnId === undefined ? {} : { turnId: question.turnId }),
     });
   }
+}
+
+/** One step's typed values against the part of the schema they cover (types, required, patterns, bounds). */
+function checkPart(schema: RequestedSchema, typed: Record<string, string | undefined>): { ok: true } | { ok: false; why: string } {
+  const names = new Set(Object.keys(typed));
+  const read = valuesFromText(questionFields(schema).filter((field) => names.has(field.name)), typed);
+  if (!read.ok) return read;
+  const part: RequestedSchema = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(schema.properties).filter(([name]) => names.has(name))),
+    required: (schema.required ?? []).filter((name) => names.has(name)),
+  };
+  return checkValues(part, read.values);
 }
 
 /** What anyone but the requester is told, privately. */

@@ -1,5 +1,6 @@
-// Interaction callbacks (the 3-second answer) and the interaction webhook (follow-ups for 15 minutes).
+// Interaction callbacks (the 3-second answer, a modal among them) and the interaction webhook (follow-ups for 15 minutes).
 import type { AllowedMentions } from './mentions.ts';
+import { modalError } from './modals.ts';
 import { INTENTS } from './gateway.ts';
 import type { RestAnswer, RestContext, RestRequest } from './rest.ts';
 import { messageBodyError } from './validation.ts';
@@ -82,6 +83,13 @@ export function interactionCallback(ctx: RestContext, req: RestRequest, id: stri
     case 8: {
       if (interaction.type !== 4) return fail(400, 50035, 'Only autocomplete interactions take choices');
       const error = choicesError(data);
+      if (error) return error;
+      break;
+    }
+    case 9: {
+      // A modal answers a command or a component, never a modal's submission nor autocomplete.
+      if (interaction.type !== 2 && interaction.type !== 3) return fail(400, 50035, 'This interaction cannot be answered with a modal');
+      const error = modalError(data);
       if (error) return error;
       break;
     }

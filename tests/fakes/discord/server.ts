@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { FakeGateway, type GatewayStats, INTENTS } from './gateway.ts';
 import { answerRest, type RestContext, type RestRequest } from './rest.ts';
+import { type ShownModal, shownModal } from './modals.ts';
 import { UserActions } from './userActions.ts';
 import { CHANNEL_TYPES, DiscordWorld, type FakeChannel, type FakeInteraction, type FakeMessage, type FakeUser } from './world.ts';
 
@@ -53,6 +54,10 @@ export interface FakeDiscord {
   click(user: FakeUser, message: FakeMessage, customId: string): FakeInteraction;
   /** Picks `values` in a message's string select menu. */
   select(user: FakeUser, message: FakeMessage, customId: string, values: string[]): FakeInteraction;
+  /** The modal the bot answered an interaction with, as the person sees it (undefined: none). */
+  modalOf(interaction: FakeInteraction): ShownModal | undefined;
+  /** Submits that modal; `answers` by field label (a select's values as an array or one string). */
+  submitModal(user: FakeUser, opened: FakeInteraction, answers: Record<string, string | string[]>): FakeInteraction;
   /** Messages of a channel, oldest first, without deleted ones (ephemeral ones only when asked). */
   messagesIn(channelId: string, options?: { ephemeral?: boolean }): FakeMessage[];
   threads(): FakeChannel[];
@@ -180,6 +185,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     autocomplete: (user, channel, name, commandOptions, focused) => actions.autocomplete(user, channel, name, commandOptions, focused),
     click: (user, message, customId) => actions.click(user, message, customId),
     select: (user, message, customId, values) => actions.select(user, message, customId, values),
+    modalOf: (interaction) => (interaction.callbackType === 9 && interaction.callbackData ? shownModal(interaction.callbackData) : undefined),
+    submitModal: (user, opened, answers) => actions.submitModal(user, opened, answers),
     messagesIn: (channelId, filter = {}) =>
       world.messages.filter((message) => message.channelId === channelId && !message.deleted && (filter.ephemeral === true || !message.ephemeral)),
     threads: () => [...world.channels.values()].filter((channel) => channel.type === CHANNEL_TYPES.publicThread),

@@ -1,6 +1,8 @@
-// What people do in the fake Discord: write messages, use slash commands, type into autocomplete, click buttons.
+// What people do in the fake Discord: write messages, use slash commands, type into autocomplete, click buttons,
+// submit modals.
 import { randomBytes } from 'node:crypto';
 import { INTENTS, type FakeGateway } from './gateway.ts';
+import { MODAL_SUBMIT, shownModal, submissionData } from './modals.ts';
 import { CHANNEL_TYPES, type DiscordWorld, type FakeChannel, type FakeInteraction, type FakeMessage, type FakeUser } from './world.ts';
 
 const INTERACTION = { command: 2, component: 3, autocomplete: 4 } as const;
@@ -72,6 +74,15 @@ export class UserActions {
     return this.#dispatch(user, channel, INTERACTION.component, { custom_id: customId, component_type: 3, values }, message);
   }
 
+  /** Submits the modal the bot answered `opened` with; `answers` by field label (see modals.ts). */
+  submitModal(user: FakeUser, opened: FakeInteraction, answers: Record<string, string | string[]>): FakeInteraction {
+    if (opened.callbackType !== 9 || opened.callbackData === undefined) throw new Error('the bot answered that interaction with no modal');
+    const channel = this.world.channels.get(opened.channelId);
+    if (!channel) throw new Error(`the fake has no channel ${opened.channelId}`);
+    const message = opened.componentMessageId ? this.world.message(opened.componentMessageId) : undefined;
+    return this.#dispatch(user, channel, MODAL_SUBMIT, submissionData(shownModal(opened.callbackData), answers), message);
+  }
+
   #commandId(name: string): string {
     for (const registration of [...this.world.registrations].reverse()) {
       const command = registration.commands.find((candidate) => candidate.name === name);
@@ -103,7 +114,7 @@ export class UserActions {
         type,
         token: interaction.token,
         version: 1,
-        data: inGuild && type !== INTERACTION.component ? { ...data, guild_id: channel.guildId } : data,
+        data: inGuild && (type === INTERACTION.command || type === INTERACTION.autocomplete) ? { ...data, guild_id: channel.guildId } : data,
         channel_id: channel.id,
         channel: world.channelPayload(channel),
         ...(inGuild ? { guild_id: channel.guildId, member: world.memberPayload(user, true) } : { user: world.userPayload(user) }),
