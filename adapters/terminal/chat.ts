@@ -159,6 +159,8 @@ async function promptedLines(rl: Interface, session: Session): Promise<number> {
     // A server's question takes every line while open (a value may start with "/"): its call is what the turn waits on.
     if (session.serverQuestions?.pending !== undefined) {
       await session.serverQuestions.onLine(line);
+      // A task's question can come between turns: the prompt comes back once it is answered.
+      if (running.size === 0 && session.serverQuestions.pending === undefined) rl.prompt();
       continue;
     }
     const question = presenter.pending;
