@@ -4,6 +4,8 @@
 //    stdio; ours in the sandbox). Target: p50 overhead ≤ 2 ms.
 // 2. the prompt characters of a world with 10 servers × 500 tools, and whether they are the same bytes twice.
 //    Target ≤ 15,000 characters, byte-stable.
+// 3. the store operations (and bytes) per minute of one running MCP task, its holder's and another instance's
+//    (mcpTaskOps.ts).
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/ops/log.ts';
 import { buildWorldTools } from '../src/mcp/toolCatalog.ts';
+import { taskStoreFigures } from './mcpTaskOps.ts';
 
 const ENTRY = join(import.meta.dirname, '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const CALLS = 300;
@@ -99,3 +102,4 @@ const ours = await throughSkillbot();
 console.log(`direct SDK client (bare node): p50 ${ms(p(bare, 0.5))}, p95 ${ms(p(bare, 0.95))}`);
 console.log(`through skillbot (sandboxed server, approval aside): p50 ${ms(p(ours, 0.5))}, p95 ${ms(p(ours, 0.95))}`);
 console.log(`overhead p50: ${ms(p(ours, 0.5) - p(bare, 0.5))} (target ≤ 2 ms)`);
+await taskStoreFigures();

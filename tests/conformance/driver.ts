@@ -3,7 +3,9 @@
 // server through src/mcp as the bot does (McpConnections, its bounded address-checked fetch, the per-person OAuth
 // of signIn.ts on a memory store), signs in the way a person's browser would (follows the authorization link to
 // its redirect and hands the answer to the bot's callback, then confirms the held sign-in), lists the tools and
-// calls each of them with arguments built from its schema. Exit 0 once that is done; 1 with the reason otherwise.
+// calls each of them with arguments built from its schema. A server's question goes through src/mcp/questions as a
+// person's would; the person submits the form as shown (every field left as it was pre-filled), so the schema's
+// defaults are what the core sends. Exit 0 once that is done; 1 with the reason otherwise.
 import { randomBytes } from 'node:crypto';
 import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } from '@modelcontextprotocol/client';
 import { isUnauthorized } from '../../src/mcp/mcpErrors.ts';
@@ -15,6 +17,9 @@ import { SignIns } from '../../src/mcp/signIn.ts';
 import { TokenVault } from '../../src/mcp/tokenVault.ts';
 import { createLogger } from '../../src/ops/log.ts';
 import { createStore } from '../../src/store/createStore.ts';
+import { createAuditLog } from '../../src/approvals/index.ts';
+import { McpQuestions } from '../../src/mcp/questions/questions.ts';
+import { routeQuestion } from '../../src/mcp/questions/serverQuestions.ts';
 
 const url = process.argv[2] ?? '';
 if (url === '') throw new Error('usage: driver.ts <server url>');
@@ -24,6 +29,8 @@ const logger = createLogger('debug');
 // bot offers its Client ID Metadata Document where an authorization server takes one.
 const PUBLIC_URL = 'https://skillbot.example';
 const PERSON = 'U-conformance';
+/** Whose call a server's question answers: the person, in a terminal chat of their own. */
+const ASKER = { worldId: 'terminal:conformance', chatId: 'terminal:conformance', requesterId: PERSON, timeoutMs: 20_000 };
 
 /** Arguments a tool's schema asks for: a value of each required property's type. */
 function argumentsFor(schema: { properties?: Record<string, { type?: string }>; required?: string[] }): Record<string, unknown> {
@@ -73,7 +80,13 @@ async function main(): Promise<void> {
   const launcher = createServiceLauncher({ mode: 'bwrap', logger, sandbox: async () => ({ mode: 'bwrap', usable: false, problem: 'no stdio server in the conformance driver', fix: 'none' }) });
   // The provider the connection signs the person in with: after a call's 401 or 403 (a step-up), its link.
   let provider: PersonAuth | undefined;
-  const connections = new McpConnections({ launcher, logger, timeoutMs: 20_000, authProvider: (remote, personId) => (provider = signIns.provider(remote, personId)) });
+  const questions = new McpQuestions({ store, audit: createAuditLog(store), logger, stateKey: randomBytes(32) });
+  // The person: sees the form and submits it untouched (a field's text empty, as a platform without pre-filling hands it).
+  questions.addPresenter('terminal', {
+    present: async (question) => void setTimeout(() => void questions.answer({ questionId: question.id, userId: PERSON, action: 'accept', typed: {} }), 1),
+    resolved: async () => {},
+  });
+  const connections = new McpConnections({ launcher, logger, timeoutMs: 20_000, authProvider: (remote, personId) => (provider = signIns.provider(remote, personId)), onQuestion: routeQuestion(questions, logger) });
   const scope = { worldId: 'conformance', personId: PERSON, network: false };
   const connect = async () => {
     let connected = await connections.get(server, scope);
@@ -89,7 +102,7 @@ async function main(): Promise<void> {
     let connected = await connect();
     logger.info({ scenario, protocol: connected.client.getNegotiatedProtocolVersion(), tools: connected.tools().map((tool) => tool.name) }, 'conformance driver connected');
     for (const tool of connected.tools()) {
-      const call = () => connected.client.callTool({ name: tool.name, arguments: argumentsFor(tool.inputSchema as never) }, { timeout: 20_000 });
+      const call = () => connected.asking(ASKER, () => connected.client.callTool({ name: tool.name, arguments: argumentsFor(tool.inputSchema as never) }, { timeout: 20_000 }));
       // As the bot does (toolCall.ts): a call refused for its credentials signs the person in again, once.
       const result = await call().catch(async (error: unknown) => {
         const link = provider?.pendingUrl();

@@ -66,13 +66,16 @@ export function questionFields(schema: RequestedSchema): QuestionField[] {
 export type Values = Record<string, string | number | boolean | string[]>;
 
 /**
- * Typed values from what the person typed or picked (every platform hands text): an empty optional field is left
- * out; a number that does not read as one is an error naming the field.
+ * Typed values from what the person typed or picked (every platform hands text): an empty field takes the schema's
+ * `default` (SEP-1034: what the form showed pre-filled, or would have where a platform cannot pre-fill; a secret
+ * field's default is never shown, so it is not sent on the person's behalf); an empty optional field without one
+ * is left out; a number that does not read as one is an error naming the field.
  */
 export function valuesFromText(fields: readonly QuestionField[], typed: Record<string, string | undefined>): { ok: true; values: Values } | { ok: false; why: string } {
   const values: Values = {};
   for (const field of fields) {
-    const text = typed[field.name]?.trim() ?? '';
+    const given = typed[field.name]?.trim() ?? '';
+    const text = given === '' && !field.secret ? (field.initial ?? '') : given;
     if (text === '') {
       if (field.required && field.kind !== 'boolean') return { ok: false, why: `${field.label} is required` };
       if (field.kind === 'boolean' && field.required) values[field.name] = false;
