@@ -1,11 +1,12 @@
 // Where every message enters the core: accepted once, queued durably, answered by whichever instance holds the chat.
 import type { Logger } from '../ops/log.ts';
-import type { IncomingMessage, PlatformPort, TurnPlatform, TurnSink } from '../platform/port.ts';
+import type { IncomingMessage, OutgoingFile, PlatformPort, TurnPlatform, TurnSink } from '../platform/port.ts';
 import type { Store } from '../store/types.ts';
 import { DurableQueue, type DurableQueueOptions, type QueueStopOptions } from './durableQueue.ts';
 import { parseChatId } from './ids.ts';
 import type { InboxItem } from './inbox.ts';
 import { claimReply, type ReplyClaim, type ReplyClaimDeps } from './replyClaim.ts';
+import { ReplyGate } from './replyGate.ts';
 import { WaitedTurns } from './waitedTurns.ts';
 
 /**
@@ -170,10 +171,13 @@ export class Dispatcher<Outcome = unknown> {
       return 'done';
     }
     this.running.add(claim);
+    const fate = { takenOver: false };
     try {
-      const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), claim, log), item.id, port);
+      const outcome = await this.deps.runTurn(item.message, this.replyOnce(port.sinkFor(item.message, item.id), claim, log, fate), item.id, port);
       this.waited.finished(item.id, outcome);
-      return 'done';
+      // Taken over by another instance, which answers it and then removes it: this one must not remove it first
+      // (were that one to die, the message would be lost).
+      return fate.takenOver ? 'retry' : 'done';
     } catch (error) {
       // Nothing was answered (the sink could not be made): the next run may.
       await claim.release().catch(() => undefined);
@@ -186,9 +190,13 @@ export class Dispatcher<Outcome = unknown> {
   /**
    * The answer, or the "stopped" note in its place, is posted by the run holding the claim, and only while this
    * instance still holds the chat: a turn still finishing after its chat was handed over at shutdown posts nothing
-   * (the instance that re-runs it answers). Marking it posted may fail with the store: it was posted all the same.
+   * (the instance that re-runs it answers). Just before posting, the claim is marked `posting` by compare-and-set:
+   * a run whose message was taken over meanwhile (it outlived its lease, starved of CPU) posts nothing, so the
+   * message is answered once. When the store does not answer then, it is posted all the same (the apology for a
+   * store outage must reach the person; nobody else can take the message over without the store either).
+   * Marking it posted may fail with the store: it was posted all the same.
    */
-  private replyOnce(sink: TurnSink, claim: Extract<ReplyClaim, { kind: 'mine' }>, log: Logger): TurnSink {
+  private replyOnce(sink: TurnSink, claim: Extract<ReplyClaim, { kind: 'mine' }>, log: Logger, fate: { takenOver: boolean }): TurnSink {
     const queue = this.queue;
     const once = async (post: () => Promise<void>) => {
       if (queue.handedOverChats) {
@@ -196,14 +204,26 @@ export class Dispatcher<Outcome = unknown> {
         log.debug('not posting: this instance stopped; the message stays queued');
         return;
       }
+      const ours = !gate.lost && await claim.post().catch((error: unknown) => {
+        log.warn({ err: error }, 'marking the answer as being posted failed (the store?); posting it all the same');
+        return true;
+      });
+      if (!ours) {
+        fate.takenOver = true;
+        log.warn('not posting: another instance took this message over while its turn ran here (this chat\'s lease was lost)');
+        return;
+      }
       await post();
       await claim.done().catch((error: unknown) => log.warn({ err: error }, 'marking the answer posted failed; it was posted'));
     };
+    // What shows before the answer is held back too once the message is another run's (replyGate.ts).
+    const gate = new ReplyGate(claim.holds);
+    const upload = sink.upload?.bind(sink);
     return {
-      progress: (text) => sink.progress(text),
-      ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
-      ...(sink.retrying ? { retrying: sink.retrying.bind(sink) } : {}),
-      ...(sink.upload ? { upload: sink.upload.bind(sink) } : {}),
+      progress: (text) => gate.show(() => void Promise.resolve(sink.progress(text)).catch((error: unknown) => log.warn({ err: error }, 'showing progress failed'))),
+      ...(sink.partial ? { partial: (delta: string) => gate.show(() => sink.partial?.(delta)) } : {}),
+      ...(sink.retrying ? { retrying: (reason: string) => gate.show(() => sink.retrying?.(reason)) } : {}),
+      ...(upload ? { upload: async (file: OutgoingFile) => ((await gate.confirm()) ? upload(file) : undefined) } : {}),
       reply: (markdown) => once(() => sink.reply(markdown)),
       ...(sink.stopped ? { stopped: (userId: string) => once(() => sink.stopped?.(userId) ?? Promise.resolve()) } : {}),
     };

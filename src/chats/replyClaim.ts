@@ -3,52 +3,91 @@ import type { Store } from '../store/types.ts';
 /** Kept a day: long past any re-run of the same message. */
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * How long a claim marked `posting` by an instance that looks gone is still left alone. A post is one platform call
+ * (seconds with its retries): an instance past this was not merely starved of CPU mid-post; it died, perhaps before
+ * its post landed, and the message is answered again rather than never.
+ */
+const POSTING_GRACE_MS = 60_000;
+
 export interface ReplyClaimDeps {
   store: Store;
   instanceId: string;
   /** Whether an instance still runs (its liveness record is fresh). */
   isAlive(instanceId: string): Promise<boolean>;
+  /** Default POSTING_GRACE_MS (tests shorten it). */
+  postingGraceMs?: number;
 }
 
 interface ClaimRecord {
-  /** `replying:<instanceId>` while the turn runs, `released` when it was handed over unanswered, then `replied`. */
+  /**
+   * `replying:<instance>` while the turn runs, `posting:<instance>` from just before its answer is posted,
+   * `replied` once it was, or `released` when it was handed over unanswered.
+   */
   status: string;
+  /** When `posting` began, on the poster's clock. */
+  at?: number;
 }
 
 const RELEASED = 'released';
+const REPLYING = 'replying:';
+const POSTING = 'posting:';
 
 /**
- * What a run of a queued message may do. `mine`: it answers (then calls `done`). `answered`: an earlier run posted
- * the answer (or its apology): run nothing, show nothing. `busy`: a live instance is answering it: leave it to that
- * one (the queue looks again at its next sweep).
+ * What a run of a queued message may do. `mine`: it runs the turn (`holds()`: the claim is still its own);
+ * `post()` says, just before the answer goes out, whether this run may still post it (false: another instance took
+ * the message over meanwhile), then `done`.
+ * `answered`: an earlier run posted the answer (or its apology): run nothing, show nothing. `busy`: a live
+ * instance is answering it: leave it to that one (the queue looks again at its next sweep).
  */
-export type ReplyClaim = { kind: 'mine'; done: () => Promise<void>; release: () => Promise<void> } | { kind: 'answered' } | { kind: 'busy' };
+export type ReplyClaim =
+  | { kind: 'mine'; holds: () => Promise<boolean>; post: () => Promise<boolean>; done: () => Promise<void>; release: () => Promise<void> }
+  | { kind: 'answered' }
+  | { kind: 'busy' };
 
 /**
  * The right to answer one queued message, taken before its turn shows anything, so that neither a re-run shows or
  * posts the answer twice nor a crash mid-turn loses it: `replying:<instance>` while the turn runs, `replied` once
  * its answer is posted. A run that finds `replying` by an instance that is gone (or `released` by one that handed
  * the chat over at shutdown) takes the claim over; one that finds `replied`, or its own instance, stays silent.
+ * The answer itself is posted only after `replying:<instance>` became `posting:<instance>` by compare-and-set: a
+ * run that outlived its lease (its instance starved, taken for dead, its message re-run elsewhere) finds its claim
+ * gone there and posts nothing. A `posting` claim of an instance that looks gone is taken over only after
+ * `postingGraceMs`: it may have died before its post landed (answered again: at least once), or be stalled mid-post.
  */
 export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<ReplyClaim> {
   const key = `replied:${itemId}`;
-  const mine = `replying:${deps.instanceId}`;
+  const replying = `${REPLYING}${deps.instanceId}`;
+  const posting = `${POSTING}${deps.instanceId}`;
   const taken = (): ReplyClaim => ({
     kind: 'mine',
+    holds: async () => (await deps.store.get<ClaimRecord>('dedupe', key))?.status === replying,
+    post: () => deps.store.compareAndSet<ClaimRecord>('dedupe', key, replying, { status: posting, at: Date.now() }, KEEP_MS),
     done: async () => {
-      await deps.store.compareAndSet('dedupe', key, mine, { status: 'replied' }, KEEP_MS);
+      // Still `replying` when the store did not answer `post` and the answer went out all the same.
+      if (!(await deps.store.compareAndSet('dedupe', key, posting, { status: 'replied' }, KEEP_MS))) {
+        await deps.store.compareAndSet('dedupe', key, replying, { status: 'replied' }, KEEP_MS);
+      }
     },
     release: async () => {
-      await deps.store.compareAndSet('dedupe', key, mine, { status: RELEASED }, KEEP_MS);
+      await deps.store.compareAndSet('dedupe', key, replying, { status: RELEASED }, KEEP_MS);
     },
   });
   for (;;) {
-    if (await deps.store.claim('dedupe', key, { status: mine }, KEEP_MS)) return taken();
+    if (await deps.store.claim('dedupe', key, { status: replying }, KEEP_MS)) return taken();
     const held = await deps.store.get<ClaimRecord>('dedupe', key);
     if (held === undefined) continue;
-    if (held.status === 'replied' || held.status === mine) return { kind: 'answered' };
-    const owner = held.status === RELEASED ? undefined : held.status.slice('replying:'.length);
-    if (owner !== undefined && (await deps.isAlive(owner))) return { kind: 'busy' };
-    return (await deps.store.compareAndSet('dedupe', key, held.status, { status: mine }, KEEP_MS)) ? taken() : { kind: 'busy' };
+    if (held.status === 'replied' || held.status === replying || held.status === posting) return { kind: 'answered' };
+    if (!(await mayTakeOver(deps, held))) return { kind: 'busy' };
+    return (await deps.store.compareAndSet('dedupe', key, held.status, { status: replying }, KEEP_MS)) ? taken() : { kind: 'busy' };
   }
+}
+
+/** Another instance's claim: taken over when it was released, or its instance is gone (and, posting, for long). */
+async function mayTakeOver(deps: ReplyClaimDeps, held: ClaimRecord): Promise<boolean> {
+  if (held.status === RELEASED) return true;
+  const posting = held.status.startsWith(POSTING);
+  const owner = held.status.slice((posting ? POSTING : REPLYING).length);
+  if (await deps.isAlive(owner)) return false;
+  return !posting || Date.now() - (held.at ?? 0) >= (deps.postingGraceMs ?? POSTING_GRACE_MS);
 }

@@ -8,10 +8,11 @@ afterEach(async () => {
   await store?.close();
 });
 
-const deps = (s: Store, instanceId: string, alive: Set<string>) => ({
+const deps = (s: Store, instanceId: string, alive: Set<string>, postingGraceMs = 60_000) => ({
   store: s,
   instanceId,
   isAlive: async (id: string) => alive.has(id),
+  postingGraceMs,
 });
 
 function mine(claim: ReplyClaim): Extract<ReplyClaim, { kind: 'mine' }> {
@@ -23,7 +24,9 @@ describe('the claim to answer a queued message', () => {
   it('lets one instance answer, and a re-run stay silent once the answer is posted', async () => {
     store = await createStore('memory://');
     const alive = new Set(['a', 'b']);
-    await mine(await claimReply(deps(store, 'a', alive), 'item-1')).done();
+    const a = mine(await claimReply(deps(store, 'a', alive), 'item-1'));
+    expect(await a.post()).toBe(true);
+    await a.done();
     expect((await claimReply(deps(store, 'b', alive), 'item-1')).kind).toBe('answered');
   });
 
@@ -32,7 +35,9 @@ describe('the claim to answer a queued message', () => {
     const alive = new Set(['a', 'b']);
     mine(await claimReply(deps(store, 'a', alive), 'item-2'));
     alive.delete('a');
-    await mine(await claimReply(deps(store, 'b', alive), 'item-2')).done();
+    const b = mine(await claimReply(deps(store, 'b', alive), 'item-2'));
+    expect(await b.post()).toBe(true);
+    await b.done();
     expect((await claimReply(deps(store, 'c', new Set(['c'])), 'item-2')).kind).toBe('answered');
   });
 
@@ -48,5 +53,36 @@ describe('the claim to answer a queued message', () => {
     const alive = new Set(['a', 'b']);
     await mine(await claimReply(deps(store, 'a', alive), 'item-4')).release();
     expect((await claimReply(deps(store, 'b', alive), 'item-4')).kind).toBe('mine');
+  });
+
+  it('refuses the post of a run whose message another instance took over while it ran; that one posts', async () => {
+    store = await createStore('memory://');
+    const alive = new Set(['a', 'b']);
+    const a = mine(await claimReply(deps(store, 'a', alive), 'item-5'));
+    // A starves of CPU past its liveness: B takes the message over, then A wakes up with its answer.
+    alive.delete('a');
+    const b = mine(await claimReply(deps(store, 'b', alive), 'item-5'));
+    alive.add('a');
+    expect(await a.post()).toBe(false);
+    expect(await b.post()).toBe(true);
+    await b.done();
+    expect((await claimReply(deps(store, 'c', alive), 'item-5')).kind).toBe('answered');
+  });
+
+  it('leaves a claim marked posting alone while its instance lives, and for the grace after it died; then takes it over', async () => {
+    store = await createStore('memory://');
+    const alive = new Set(['a', 'b']);
+    const a = mine(await claimReply(deps(store, 'a', alive), 'item-6'));
+    expect(await a.post()).toBe(true);
+    expect((await claimReply(deps(store, 'b', alive, 200), 'item-6')).kind).toBe('busy');
+    // A dies before its post is marked done: whether the post landed, nobody can tell.
+    alive.delete('a');
+    expect((await claimReply(deps(store, 'b', alive, 200), 'item-6')).kind).toBe('busy');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Answered again rather than never (at least once after a crash mid-post).
+    mine(await claimReply(deps(store, 'b', alive, 200), 'item-6'));
+    // A's late `done` cannot mark B's run answered.
+    await a.done();
+    expect((await claimReply(deps(store, 'c', alive), 'item-6')).kind).toBe('busy');
   });
 });
