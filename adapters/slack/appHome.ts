@@ -1,6 +1,7 @@
 // The Core Home tab: the skills this person may run with `/skill` (descriptions, argument hints), their own
 // live session approvals (the grants `skillbot grants list` shows), each with a Revoke button, and the MCP
-// servers they signed in to, each with a Disconnect button (homeConnections.ts), and their routines and hooks (homeRoutines.ts).
+// servers they signed in to, each with a Disconnect button (homeConnections.ts), their MCP tasks with Cancel
+// (homeTasks.ts), and their routines and hooks (homeRoutines.ts).
 import type { App as BoltApp } from '@slack/bolt';
 import { z } from 'zod';
 import type { Core, Grant, Skill } from '../../src/platform/index.ts';
@@ -8,6 +9,8 @@ import type { Logger } from '../../src/ops/log.ts';
 import type { SlackBlock } from './slackBlock.ts';
 import { routineBlocks } from './homeRoutines.ts';
 import { connectionBlocks, disconnectClickSchema, HOME_MCP_DISCONNECT_ACTION_ID } from './homeConnections.ts';
+import { taskBlocks } from './homeTasks.ts';
+import type { HomeRefresh } from './taskCancel.ts';
 import { slackThreadOf, slackWorldId } from './ids.ts';
 import { slackErrorCode, type SlackApi } from './slackApi.ts';
 import { safeText } from './slackText.ts';
@@ -90,7 +93,7 @@ async function ownGrants(grants: Core['grants'], teamId: string, userId: string)
 async function publish(deps: AppHomeDeps, grants: Core['grants'], teamId: string, userId: string, dmChannel: string | undefined): Promise<void> {
   // The Home tab belongs to the DM with the bot: its world says which skills the person may run from there.
   const skills = dmChannel ? deps.core.skills.forWorld(slackWorldId(teamId, dmChannel)) : [];
-  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.core.mcp, userId)), ...(await routineBlocks(deps.core, teamId, userId))];
+  const blocks = [...skillBlocks(skills), ...grantBlocks(await ownGrants(grants, teamId, userId), Date.now()), ...(await connectionBlocks(deps.core.mcp, userId)), ...(await taskBlocks(deps.core.mcp, teamId, userId)), ...(await routineBlocks(deps.core, teamId, userId))];
   await deps.api.publishHome({ userId, blocks });
 }
 
@@ -102,7 +105,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): void {
+export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): HomeRefresh {
   // The app's own grants: the same store key and MAC key as the approvals that made them.
   const grants = deps.core.grants;
   /** The DM channel of each person seen opening the Home tab (a Revoke click does not carry it). */
@@ -156,4 +159,9 @@ export function registerAppHome(bolt: BoltApp, deps: AppHomeDeps): void {
       deps.logger.warn({ err: slackErrorCode(error) }, 'publishing the Home tab failed'),
     );
   });
+
+  return {
+    refresh: (teamId, userId) =>
+      publish(deps, grants, teamId, userId, dmOf.get(`${teamId}:${userId}`)).catch((error: unknown) => deps.logger.warn({ err: slackErrorCode(error) }, 'publishing the Home tab failed')),
+  };
 }

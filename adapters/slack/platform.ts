@@ -85,9 +85,9 @@ function registerListeners(bolt: BoltApp, base: { core: Core; api: SlackApi; tas
   registerApprovalClicks(bolt, { core, api, dedupe, tasks, logger });
   registerInstallPicks(bolt, { core, api, dedupe, tasks, logger });
   registerAssistantThreads(bolt, { core, api, logger });
-  registerAppHome(bolt, { core, api, logger });
+  const home = registerAppHome(bolt, { core, api, logger });
   registerStopClicks(bolt, { core, api, dedupe, tasks, logger });
-  registerTaskCancelClicks(bolt, { core, api, dedupe, tasks, logger });
+  registerTaskCancelClicks(bolt, { core, api, dedupe, tasks, logger, home });
   registerRoutineCommands(bolt, { core, tasks, logger });
   registerQuestionActions(bolt, { core, api, logger });
 }

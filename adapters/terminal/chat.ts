@@ -7,6 +7,7 @@ import { parseSkillCommand, terminalSkillList } from './skillCommands.ts';
 import { TerminalFiles } from './files.ts';
 import { installFromTerminal, parseInstallCommand } from './installCommand.ts';
 import { choiceHint, parseChoice, TerminalPresenter } from './presenter.ts';
+import { TerminalQuestionPresenter } from './mcpQuestions.ts';
 import { terminalSafe } from '../../src/text/visible.ts';
 
 export interface TerminalOptions {
@@ -37,6 +38,8 @@ interface Session {
   write: (text: string) => void;
   files: TerminalFiles;
   presenter: TerminalPresenter;
+  /** A server's question being answered at the prompt (absent without MCP servers). */
+  serverQuestions?: TerminalQuestionPresenter;
   /** Resolves once the line's turn is over (its answer printed by the sink); never rejects. */
   turn: (text: string) => Promise<void>;
 }
@@ -54,6 +57,7 @@ export async function runTerminalChat(core: Core, options: TerminalOptions): Pro
   const { files: limits, outputsDir } = core.settings;
   const files = new TerminalFiles({ maxBytes: limits.maxBytes, maxPerMessage: limits.maxPerMessage, outputsDir });
   const session: Session = { core, worldId, chatId: terminalChatId(worldId, options.chatId), user: userInfo().username || 'local', write, files, presenter: new TerminalPresenter(write), turn: async () => {} };
+  if (core.mcp !== undefined) session.serverQuestions = new TerminalQuestionPresenter(core.mcp.questions, session.user, write, !interactive);
   session.turn = async (text) => {
     const skill = parseSkillCommand(text);
     const attached = files.take();
@@ -82,6 +86,7 @@ function attach(session: Session, interactive: boolean): () => void {
     write(`  … file saved: ${saved} (${file.title})\n`);
   };
   const removePresenter = interactive ? core.approvals.addPresenter('terminal', session.presenter) : () => {};
+  const removeQuestions = session.serverQuestions === undefined ? () => {} : (core.mcp?.questions.addPresenter('terminal', session.serverQuestions) ?? (() => {}));
   const onResolved = (record: ApprovalRecord) => {
     if (!interactive && record.chatId === session.chatId) {
       write(`[approval] ${record.title}: answered ${record.outcome} automatically (unattended run, nobody to ask).\n`);
@@ -100,6 +105,7 @@ function attach(session: Session, interactive: boolean): () => void {
   return () => {
     removePort();
     removePresenter();
+    removeQuestions();
     core.approvals.off('hitl-option-resolved', onResolved);
   };
 }
@@ -150,6 +156,13 @@ async function promptedLines(rl: Interface, session: Session): Promise<number> {
   rl.prompt();
   for await (const line of rl) {
     const text = line.trim();
+    // A server's question takes every line while open (a value may start with "/"): its call is what the turn waits on.
+    if (session.serverQuestions?.pending !== undefined) {
+      await session.serverQuestions.onLine(line);
+      // A task's question can come between turns: the prompt comes back once it is answered.
+      if (running.size === 0 && session.serverQuestions.pending === undefined) rl.prompt();
+      continue;
+    }
     const question = presenter.pending;
     const option = question === undefined ? undefined : parseChoice(text, question.options);
     if (question !== undefined && option !== undefined) {

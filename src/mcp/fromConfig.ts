@@ -82,7 +82,7 @@ export function mcpFromConfig<S extends FolderSkill>(
     authProvider: (server, personId) => signIns.provider(server, personId),
     onQuestion: routeQuestion(questions, logger),
   });
-  const tasks = new McpTasks({ config, store: deps.store, connections, logger });
+  const tasks = new McpTasks({ config, store: deps.store, connections, logger, questions });
   const tools = new McpTools({
     tasks,
     settings: config.mcp,

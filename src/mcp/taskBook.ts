@@ -23,6 +23,10 @@ export interface TaskRecord {
   /** startedAt + MCP_TASK_MAX_MS. */
   deadline: number;
   statusMessage?: string;
+  /** An `input_required` task's requests put to the requester: the server's key → our question's id. */
+  inputs?: Record<string, string>;
+  /** The keys whose answers the server was sent (tasks/update), never sent twice by this bot. */
+  sent?: string[];
 }
 
 interface TaskIndex {

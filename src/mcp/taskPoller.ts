@@ -8,6 +8,7 @@ import type { Store } from '../store/types.ts';
 import { cleanOutcome } from './results.ts';
 import { oneLine } from './serverConnection.ts';
 import { isRunning, type TaskBook, type TaskRecord } from './taskBook.ts';
+import { answerInputs, type TaskInputDeps } from './taskInputs.ts';
 import { cancelTask, type DetailedTask, getTask } from './taskWire.ts';
 
 export interface TaskPollerDeps {
@@ -27,7 +28,12 @@ export interface TaskPollerDeps {
   scanMs?: number;
   firstPollMs?: number;
   maxPollMs?: number;
+  /** Puts an `input_required` task's requests to its requester (absent: they are left unanswered). */
+  inputs?: Pick<TaskInputDeps, 'ask' | 'answer'>;
 }
+
+/** While a person is being asked for a task's input, it is polled at least this often (their answer goes on soon). */
+const ASKING_POLL_MS = 3_000;
 
 interface Held {
   record: TaskRecord;
@@ -121,15 +127,34 @@ export class TaskPoller {
     } catch (error) {
       return this.later(entry, undefined, oneLine((error as Error).message));
     }
-    if (task.status === 'working' || task.status === 'input_required') {
-      if (task.status !== record.status || task.statusMessage !== record.statusMessage) {
-        const moved = await this.deps.book.move(record, { status: task.status, ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }) });
-        if (moved === undefined) return void this.held.delete(record.id);
-        entry.record = moved;
-      }
-      return this.later(entry, task.pollIntervalMs);
-    }
+    if (task.status === 'working' || task.status === 'input_required') return this.running(entry, client, task);
     await this.finish(entry, task.status, endText(record, task));
+  }
+
+  /** A task still running: its state kept, and an `input_required` one's requests asked and answered. */
+  private async running(entry: Held, client: Client, task: DetailedTask): Promise<void> {
+    const { record } = entry;
+    let step: Awaited<ReturnType<typeof answerInputs>> | undefined;
+    if (task.status === 'input_required' && this.deps.inputs !== undefined) {
+      try {
+        step = await answerInputs({ ...this.deps.inputs, logger: this.deps.logger, timeoutMs: this.deps.timeoutMs }, record, client, task);
+      } catch (error) {
+        return this.later(entry, task.pollIntervalMs, `its input could not be passed on: ${oneLine((error as Error).message)}`);
+      }
+    }
+    if (task.status !== record.status || task.statusMessage !== record.statusMessage || step?.changed === true) {
+      const moved = await this.deps.book.move(record, {
+        status: task.status,
+        ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+        ...(step === undefined ? {} : { inputs: step.inputs, sent: step.sent }),
+      });
+      if (moved === undefined) return void this.held.delete(record.id);
+      entry.record = moved;
+    }
+    // Answers sent: the task moves on soon, so polling starts over; a person being asked: polled often enough.
+    if (step?.delivered === true) entry.intervalMs = this.firstPollMs;
+    this.later(entry, task.pollIntervalMs);
+    if (step?.waiting === true) entry.nextPollAt = Math.min(entry.nextPollAt, Date.now() + Math.max(ASKING_POLL_MS, task.pollIntervalMs ?? 0));
   }
 
   private later(entry: Held, serverMs: number | undefined, why?: string): void {

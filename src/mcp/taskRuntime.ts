@@ -9,6 +9,7 @@ import type { IncomingMessage, PlatformPort } from '../platform/port.ts';
 import type { Store } from '../store/types.ts';
 import type { ToolResult } from '../tools/contract.ts';
 import type { McpConnections } from './connections.ts';
+import type { McpQuestions, QuestionParams } from './questions/questions.ts';
 import { oneLine } from './serverConnection.ts';
 import { isRunning, TaskBook, type TaskRecord } from './taskBook.ts';
 import { TaskPoller } from './taskPoller.ts';
@@ -21,6 +22,8 @@ export interface TaskRuntimeDeps {
   store: Store;
   connections: McpConnections;
   logger: Logger;
+  /** Where an `input_required` task's requests are put to its requester (absent: left unanswered). */
+  questions?: McpQuestions;
 }
 
 /** Who started the call, where. */
@@ -61,6 +64,7 @@ export class McpTasks {
       },
       logger,
       timeoutMs: config.mcp.timeoutMs,
+      ...(this.deps.questions === undefined ? {} : { inputs: taskQuestions(config, this.deps.questions) }),
     });
     this.poller.start();
   }
@@ -145,4 +149,13 @@ export class McpTasks {
 /** The new turn's text: the model reads what ended, and answers the person in the thread. */
 function endMessage(record: TaskRecord, text: string): string {
   return `[The MCP task ${record.server}: ${record.tool} that you started in this thread has ended. Tell the person the outcome.]\n${text}`;
+}
+
+/** A task's input requests as questions to its requester in its thread, unanswered by the world's approval timeout = cancel. */
+function taskQuestions(config: Config, questions: McpQuestions) {
+  return {
+    ask: async (record: TaskRecord, params: QuestionParams) =>
+      (await questions.post(record.server, params, { worldId: record.worldId, chatId: record.chatId, requesterId: record.requesterId, timeoutMs: worldSettings(config, record.worldId).approvalTimeoutMs }))?.id,
+    answer: (questionId: string) => questions.outcome(questionId),
+  };
 }

@@ -12,6 +12,7 @@ import { formatUsage, type UsageTotals } from '../chats/usage.ts';
 import { type InstallCommand, type Installer, type InstallPlace, runInstallCommand } from '../install/index.ts';
 import type { Mcp } from '../mcp/fromConfig.ts';
 import type { McpQuestions } from '../mcp/questions/questions.ts';
+import type { TaskRecord } from '../mcp/taskBook.ts';
 import type { Logger } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { hookLine, routineLine } from '../routines/commands.ts';
@@ -67,11 +68,16 @@ export interface CoreMcp {
   connected(server: string, personId: string): Promise<boolean>;
   /** A Cancel click on an MCP task: what the clicker alone is told (cancelling, or why not). */
   cancelTask(taskId: string, userId: string): Promise<string>;
+  /** The calls running as tasks, in every world, oldest first (App Home filters them for its viewer). */
+  runningTasks(): Promise<McpTaskView[]>;
   /** Servers' questions (docs/mcp.md, "Questions"): a platform shows them and hands back a person's click or form. */
   questions: Pick<McpQuestions, 'addPresenter' | 'answer' | 'opening' | 'keepDraft' | 'draft'>;
   /** `/mcp attach SERVER URI`, `/mcp prompt SERVER NAME [args]`, run and worded once for every platform. */
   command(place: McpCommandPlace, text: string): Promise<void>;
 }
+
+/** A running MCP task as a platform lists it (the CLI's `skillbot mcp tasks` fields, plus its requester). */
+export type McpTaskView = Pick<TaskRecord, 'id' | 'server' | 'tool' | 'worldId' | 'chatId' | 'requesterId' | 'status' | 'startedAt' | 'statusMessage'>;
 
 /** `/skills install|installed|update|remove`, run and worded once for every platform, and a collection's picks. */
 export interface CoreInstall {
@@ -177,6 +183,7 @@ export function createCore(parts: CoreParts): Core {
             pendingLink: (server, personId) => mcp.signIns.pendingLink(server, personId),
             connected: (server, personId) => mcp.signIns.connected(server, personId),
             cancelTask: (taskId, userId) => mcp.tasks.cancelBy(taskId, userId),
+            runningTasks: async () => (await mcp.tasks.book.list()).map(({ id, server, tool, worldId, chatId, requesterId, status, startedAt, statusMessage }) => ({ id, server, tool, worldId, chatId, requesterId, status, startedAt, ...(statusMessage === undefined ? {} : { statusMessage }) })),
             questions: mcp.questions,
             command: (place, text) => runMcpCommand(config, mcp, place, text),
           },

@@ -3,7 +3,7 @@
 // approval presenter, a membership source), the narrow Core it is given, and the few shared rules and words a
 // platform must apply the same way as the others (ids, stop, the install command's grammar, bounded downloads).
 export type { PlatformLauncher, RunningPlatform } from './launchers.ts';
-export type { Core, CoreMcp } from './core.ts';
+export type { Core, CoreMcp, McpTaskView } from './core.ts';
 export type { AdapterState } from './adapterState.ts';
 export type { ContextMessage, ContextRequest, IncomingMessage, MessageFile, OutgoingFile, PlatformPort, TurnSink } from './port.ts';
 export { boundedBody } from './download.ts';

@@ -14,6 +14,7 @@ const PLATFORM_ONLY: Record<'slack' | 'discord', Record<string, string>> = {
     'appHome.ts': 'the App Home tab is Slack only',
     'homeConnections.ts': "the App Home's MCP accounts",
     'homeRoutines.ts': "the App Home's routines and hooks",
+    'homeTasks.ts': "the App Home's MCP tasks",
     'assistantThreads.ts': "Slack's assistant threads (suggested prompts, titles)",
     'boltLogger.ts': "Bolt's logger interface over ours",
     'ids.ts': "Slack's team/channel/ts ids; Discord's ids are in places.ts with the thread directory",

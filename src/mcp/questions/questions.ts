@@ -79,7 +79,41 @@ export class McpQuestions {
       this.deps.logger.warn({ err: error, server, questionId: question.id }, 'an MCP question could not be shown: cancelled');
       await this.decide(question.id, 'cancel', 'system:unshown');
     }
-    const final = await answered;
+    return this.resultOf(await answered);
+  }
+
+  /**
+   * A question nobody waits on in this process (a long task's `input_required`): stored and shown, its answer read
+   * later by `outcome` on whichever instance polls the task, so it survives a restart. Undefined where it cannot be
+   * shown (no presenter for the world's platform, or showing it failed).
+   */
+  async post(server: string, params: QuestionParams, asker: Omit<QuestionAsker, 'signal' | 'onQuestion'>): Promise<McpQuestion | undefined> {
+    const presenter = this.presenters.get(platformOf(asker.worldId));
+    if (presenter === undefined) return undefined;
+    const question = this.newQuestion(server, params, asker);
+    await this.deps.store.set('mcp', key(question.id), question, asker.timeoutMs + KEEP_MS);
+    try {
+      const ref = await presenter.present(question);
+      // Only if still pending: an answer given while it was being shown is never written over.
+      if (ref !== undefined) await this.deps.store.compareAndSet('mcp', key(question.id), 'pending', { ...question, platformRef: ref }, asker.timeoutMs + KEEP_MS);
+      return question;
+    } catch (error) {
+      this.deps.logger.warn({ err: error, server, questionId: question.id }, 'an MCP question could not be shown: cancelled');
+      await this.decide(question.id, 'cancel', 'system:unshown');
+      return undefined;
+    }
+  }
+
+  /** A posted question's answer as the server is to hear it; undefined while pending (past its deadline: cancel). */
+  async outcome(id: string): Promise<ElicitResult | undefined> {
+    const question = await this.get(id);
+    if (question === undefined) return { action: 'cancel' };
+    if (question.status === 'answered') return this.resultOf(question);
+    if (this.now() < question.deadline) return undefined;
+    return this.resultOf((await this.decide(id, 'cancel', 'system:timeout')) ?? (await this.get(id)) ?? { ...question, action: 'cancel' });
+  }
+
+  private resultOf(final: McpQuestion): ElicitResult {
     if (final.action !== 'accept') return { action: final.action ?? 'cancel' };
     if (final.sealedContent === undefined) return { action: 'accept' };
     const content = this.cipher.decrypt<Values>(final.sealedContent);
@@ -143,7 +177,7 @@ export class McpQuestions {
     return sealed === undefined ? undefined : this.cipher.decrypt<QuestionDraft>(sealed);
   }
 
-  private newQuestion(server: string, params: QuestionParams, asker: QuestionAsker): McpQuestion {
+  private newQuestion(server: string, params: QuestionParams, asker: Omit<QuestionAsker, 'signal' | 'onQuestion'>): McpQuestion {
     const now = this.now();
     const url = params.mode === 'url' ? params.url : undefined;
     return {

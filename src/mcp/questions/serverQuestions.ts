@@ -10,7 +10,7 @@ import type { QuestionAsker } from './questionTypes.ts';
 /**
  * Puts one server's question to one person and resolves with what the server is to be told: `accept` with the
  * values checked against its schema, `decline`, or `cancel` (the approval timeout, Stop, nowhere to show it).
- * A long call's `input_required` (tasks) calls this with the task's requester, world and chat.
+ * (A long task's `input_required` does not wait in a call: it goes through McpQuestions.post and outcome.)
  */
 export function askMcpQuestion(questions: McpQuestions, server: string, params: QuestionParams, asker: QuestionAsker): Promise<ElicitResult> {
   return questions.ask(server, params, asker);
