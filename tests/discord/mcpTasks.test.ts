@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import type { FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser } from '../fakes/discord.ts';
-import { SERVER_SDK } from '../mcp/fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from '../mcp/fixtures/serverSdk.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
 import { botMessages, buttonIds, type DiscordBot, threadOn, useDiscordBot } from './harness.ts';
 
@@ -16,7 +16,7 @@ const RUN_MS = 20_000;
 const setup = await makeSkillsDir([]);
 afterAll(() => setup.remove());
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  jobs:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, "${RUN_MS}"]`, 'defaults:', "  mcp: ['*']", "  mcpNoApproval: ['mcp__jobs__*']", ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('jobs', SERVER, { args: [`${RUN_MS}`], noApproval: true }));
 
 let discord: FakeDiscord;
 let anthropic: FakeAnthropic;

@@ -8,7 +8,7 @@ import { type FakeAnthropic, lastToolResult, textReply, toolUseReply } from '../
 import type { FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
 import { ALICE, DM, type SlackBot, useSlackBot } from '../slack/harness.ts';
-import { SERVER_SDK } from './fixtures/serverSdk.ts';
+import { ourStdioServerConfig, SERVER_SDK } from './fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, 'fixtures', 'progressServer.mjs');
 const server = { name: 'drive', type: 'stdio' as const, command: 'node', args: [SERVER, SERVER_SDK], env: {} };
@@ -19,7 +19,7 @@ let anthropic: FakeAnthropic;
 let bot: SlackBot;
 const setup = await makeSkillsDir([]);
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  drive:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}]`, 'defaults:', "  mcp: ['*']", "  mcpNoApproval: ['mcp__drive__*']", ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('drive', SERVER, { noApproval: true }));
 useSlackBot((started) => ({ slack, anthropic, bot } = started), { env: { SKILLBOT_CONFIG: configFile } });
 
 const statuses = (channel: string, threadTs: string) =>

@@ -10,7 +10,7 @@ import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseRep
 import type { FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
 import { ALICE, BOB, DM, type SlackBot, useSlackBot } from '../slack/harness.ts';
-import { SERVER_SDK } from './fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from './fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, 'fixtures', 'inputTaskServer.mjs');
 afterAll(() => setup.remove());
@@ -20,7 +20,7 @@ let anthropic: FakeAnthropic;
 let bot: SlackBot;
 const setup = await makeSkillsDir([]);
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  releases:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, "800"]`, 'defaults:', "  mcp: ['*']", "  mcpNoApproval: ['mcp__releases__*']", ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('releases', SERVER, { args: ['800'], noApproval: true }));
 useSlackBot((started) => ({ slack, anthropic, bot } = started), { env: { SKILLBOT_CONFIG: configFile } });
 
 type Blocks = Array<{ elements?: Array<{ action_id: string; value: string }> }>;

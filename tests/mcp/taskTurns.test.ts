@@ -9,7 +9,7 @@ import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseRep
 import type { FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
 import { ALICE, BOB, DM, type SlackBot, useSlackBot } from '../slack/harness.ts';
-import { SERVER_SDK } from './fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from './fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, 'fixtures', 'taskServer.mjs');
 const RUN_MS = 6_000;
@@ -20,7 +20,7 @@ let anthropic: FakeAnthropic;
 let bot: SlackBot;
 const setup = await makeSkillsDir([]);
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  jobs:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, "${RUN_MS}"]`, 'defaults:', "  mcp: ['*']", "  mcpNoApproval: ['mcp__jobs__*']", ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('jobs', SERVER, { args: [`${RUN_MS}`], noApproval: true }));
 useSlackBot((started) => ({ slack, anthropic, bot } = started), { env: { SKILLBOT_CONFIG: configFile } });
 
 const NOTE = 'jobs: build is running as a task';

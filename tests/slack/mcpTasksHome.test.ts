@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, lastToolResult, lastUserText, textReply, toolUseReply } from '../fakes/anthropic.ts';
 import type { FakeSlack } from '../fakes/slack.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
-import { SERVER_SDK } from '../mcp/fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from '../mcp/fixtures/serverSdk.ts';
 import { ALICE, BOB, DM, type SlackBot, useSlackBot } from './harness.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'mcp', 'fixtures', 'taskServer.mjs');
@@ -21,7 +21,7 @@ let anthropic: FakeAnthropic;
 let bot: SlackBot;
 const setup = await makeSkillsDir([]);
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  jobs:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, "${RUN_MS}"]`, 'defaults:', "  mcp: ['*']", "  mcpNoApproval: ['mcp__jobs__*']", ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('jobs', SERVER, { args: [`${RUN_MS}`], noApproval: true }));
 useSlackBot((started) => ({ slack, anthropic, bot } = started), { env: { SKILLBOT_CONFIG: configFile } });
 
 async function openHome(user: string): Promise<string> {

@@ -8,7 +8,7 @@ import { type FakeAnthropic, lastUserText, startFakeAnthropic, textReply } from 
 import { type FakeDiscord, type FakeUser, startFakeDiscord } from '../../fakes/discord.ts';
 import { makeSkillsDir, type SkillsDir } from '../../platforms/skills.ts';
 import { botMessages, type DiscordBot, startDiscordBot, threadOn } from '../../discord/harness.ts';
-import { SERVER_SDK } from '../fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   [discord, anthropic, skills] = await Promise.all([startFakeDiscord(), startFakeAnthropic(), makeSkillsDir([])]);
   alice = discord.addUser('alice');
   const config = join(skills.dir, 'skillbot.yaml');
-  await writeFile(config, ['mcpServers:', '  notes:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}]`, 'defaults:', '  mcp: [notes]', ''].join('\n'));
+  await writeFile(config, ourStdioServerConfig('notes', SERVER));
   bot = await startDiscordBot({ discord, anthropic, skillsRoot: skills.skillsRoot, env: { SKILLBOT_CONFIG: config } });
 }, 60_000);
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { listServerSkills, materializeServerSkill } from '../../../src/mcp/serverSkills.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { ALICE, type SlackBot, useSlackBot } from '../../slack/harness.ts';
-import { SERVER_SDK } from '../fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'skillServer.mjs');
 const setup = await makeSkillsDir([]);
@@ -27,7 +27,7 @@ afterAll(async () => {
 let bot: SlackBot;
 await writeFile(stateFile, 'v1');
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  releases:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}, ${JSON.stringify(stateFile)}]`, 'defaults:', '  mcp: [releases]', ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('releases', SERVER, { args: [stateFile] }));
 useSlackBot((started) => ({ bot } = started), { env: { SKILLBOT_CONFIG: configFile } });
 
 async function client() {

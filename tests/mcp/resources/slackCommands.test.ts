@@ -8,7 +8,7 @@ import { type FakeAnthropic, lastUserText, textReply } from '../../fakes/anthrop
 import type { FakeSlack } from '../../fakes/slack.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { ALICE, CHANNEL, type SlackBot, useSlackBot } from '../../slack/harness.ts';
-import { SERVER_SDK } from '../fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
 afterAll(() => setup.remove());
@@ -18,7 +18,7 @@ let anthropic: FakeAnthropic;
 let bot: SlackBot;
 const setup = await makeSkillsDir([]);
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  notes:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}]`, 'defaults:', '  mcp: [notes]', ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('notes', SERVER));
 useSlackBot((started) => ({ slack, anthropic, bot } = started), { env: { SKILLBOT_CONFIG: configFile } });
 
 const say = async (text: string) => {

@@ -9,7 +9,7 @@ import { runTerminalChat } from '../../../adapters/terminal/chat.ts';
 import { type FakeAnthropic, lastUserText, textReply } from '../../fakes/anthropic.ts';
 import { makeSkillsDir } from '../../platforms/skills.ts';
 import { type SlackBot, useSlackBot } from '../../slack/harness.ts';
-import { SERVER_SDK } from '../fixtures/serverSdk.ts';
+import { ourStdioServerConfig } from '../fixtures/serverSdk.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'resourceServer.mjs');
 afterAll(() => setup.remove());
@@ -18,7 +18,7 @@ let anthropic: FakeAnthropic;
 let bot: SlackBot;
 const setup = await makeSkillsDir([]);
 const configFile = join(setup.dir, 'skillbot.yaml');
-await writeFile(configFile, ['mcpServers:', '  notes:', '    command: node', `    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(SERVER_SDK)}]`, 'defaults:', '  mcp: [notes]', ''].join('\n'));
+await writeFile(configFile, ourStdioServerConfig('notes', SERVER));
 // The App is the one the Slack harness builds (a configured MCP server, the fake model); the terminal chat is given its core.
 useSlackBot((started) => ({ anthropic, bot } = started), { env: { SKILLBOT_CONFIG: configFile, OUTPUTS_DIR: join(setup.dir, 'outputs') } });
 
