@@ -75,7 +75,7 @@ async function refuseUnknownSkill(interaction: ChatInputCommandInteraction, id: 
 async function startTurn(interaction: ChatInputCommandInteraction, deps: InteractionDeps): Promise<void> {
   const skillId = interaction.commandName === 'skill' ? interaction.options.getString('id', true).trim() : undefined;
   // A `user-invocable: false` skill is the model's alone: to a person's command it does not exist.
-  if (skillId !== undefined && !deps.core.skills.invocable(skillId)) return refuseUnknownSkill(interaction, skillId, deps);
+  if (skillId !== undefined && !deps.core.skills.invocable(skillId) && !deps.core.skills.served(skillId)) return refuseUnknownSkill(interaction, skillId, deps);
   const args = interaction.options.getString(skillId === undefined ? 'prompt' : 'args') ?? '';
   const text = skillId === undefined ? args : `/skill ${skillId} ${args}`.trim();
   // The person's limits hold for a command's turn as for a message's (the rules were checked before it ran).
@@ -93,7 +93,7 @@ async function startTurn(interaction: ChatInputCommandInteraction, deps: Interac
     await interaction.editReply({ content: 'I cannot work in this kind of channel.' });
     return;
   }
-  if (skillId !== undefined && !deps.core.skills.forWorld(worldId).some((skill) => skill.id === skillId)) {
+  if (skillId !== undefined && !deps.core.skills.served(skillId) && !deps.core.skills.forWorld(worldId).some((skill) => skill.id === skillId)) {
     await interaction.editReply({ content: `The skill \`${skillId}\` is not enabled in this channel.` });
     return;
   }

@@ -117,7 +117,7 @@ export function registerCommands(bolt: BoltApp, deps: CommandDeps): void {
     const wanted = parseSkillText(parsed.data.text);
     if (wanted === undefined) return ack(ephemeral(SKILL_USAGE));
     const ids = deps.core.skills.forWorld(slackWorldId(parsed.data.team_id, parsed.data.channel_id)).map((skill) => skill.id);
-    if (!ids.includes(wanted.id)) {
+    if (!ids.includes(wanted.id) && !deps.core.skills.served(wanted.id)) {
       const near = closestIds(wanted.id, ids);
       const hint = near.length > 0 ? ` Did you mean ${near.map((id) => `\`${safeText(id)}\``).join(', ')}?` : ' `/skills` lists them.';
       return ack(ephemeral(`No skill \`${safeText(wanted.id)}\` is available in this channel.${hint}`));

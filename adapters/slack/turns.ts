@@ -64,7 +64,7 @@ export async function startTurn(deps: TurnDeps, turn: SlackTurn, deliveryKeys: s
   let note: string | undefined;
   if (command?.kind === 'skills') note = skillListText(deps.core.skills.forWorld(worldId));
   else if (command?.kind === 'skill') {
-    if (deps.core.skills.forWorld(worldId).some((candidate) => candidate.id === command.id)) skill = { id: command.id, args: command.args };
+    if (deps.core.skills.served(command.id) || deps.core.skills.forWorld(worldId).some((candidate) => candidate.id === command.id)) skill = { id: command.id, args: command.args };
     else note = `No skill \`${safeText(command.id)}\` is available in this channel. \`@skillbot skills\` lists them.`;
   }
   if (note !== undefined) {

@@ -12,6 +12,7 @@ import { activeSkills } from '../lifecycle/chatSkills.ts';
 import { skillsLoadedInHistory } from './loadedInHistory.ts';
 import { activateSkill, type SkillActivation } from './skillActivation.ts';
 import { renderSkillFailure } from '../skills/envelope.ts';
+import { isServerSkillId, personServerSkill } from './turnServerSkills.ts';
 
 export interface TurnActivationDeps extends ToolDeps {
   config: { agent: Pick<AgentSettings, 'maxTriggeredSkills'> };
@@ -54,6 +55,15 @@ function withLoads(userText: string, turnId: string, activations: readonly Skill
   ];
 }
 
+/** `/skill <server>:<path>`: run as a local skill is, or refused with a line under the answer naming the id. */
+async function explicitServerActivation(deps: TurnActivationDeps, turn: TurnContext, id: string, args: string): Promise<SkillActivation> {
+  const found = await personServerSkill(turn, id);
+  if (found.ok) return activateSkill(deps, turn, { skill: found.skill, via: 'explicit', args });
+  // Said by the bot itself, whatever the model makes of it: the person typed an id and reads why it did not run.
+  turn.notice(found.why);
+  return { skillId: id, via: 'explicit', result: { content: renderSkillFailure(id, found.status, found.code, found.why), isError: true }, aborted: found.why, notes: [] };
+}
+
 async function explicitActivation(
   deps: TurnActivationDeps,
   turn: TurnContext,
@@ -68,6 +78,8 @@ async function explicitActivation(
     activation = { skillId: id, via: 'explicit', result: { content: renderSkillFailure(id, 'refused', 'not_user_invocable', reason), isError: true }, aborted: reason, notes: [] };
   } else if (skill && worldAllowsSkill(turn.settings, skill.id)) {
     activation = await activateSkill(deps, turn, { skill, via: 'explicit', args });
+  } else if (skill === undefined && isServerSkillId(id)) {
+    activation = await explicitServerActivation(deps, turn, id, args);
   } else {
     // Unknown or not allowed here: the very envelope load_skill gives, naming the closest ids.
     const outcome = await loadSkillForTurn(deps, turn, id);

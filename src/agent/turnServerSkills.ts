@@ -52,3 +52,28 @@ export function searchServerSkills(turn: Pick<TurnContext, 'serverSkills' | 'set
     .slice(0, limit)
     .map((hit) => ({ id: hit.line.id, description: hit.line.description.replace(/\s+/g, ' ').trim() }));
 }
+
+/** A server skill a person asked for by name (`/skill <server>:<path>`), or why it is not run. */
+export type PersonServerSkill = { ok: true; skill: Skill } | { ok: false; status: 'not_found' | 'refused'; code: string; why: string };
+
+/** Whether `id` has the shape of a server skill's id (`<server>:<path>`): local ids never hold a colon. */
+export const isServerSkillId = (id: string): boolean => /^[^:\s]+:[^:\s]+$/.test(id);
+
+/**
+ * `/skill <server>:<path>` typed by a person: the server skill the world may use, as a local one is run (a
+ * `disable-model-invocation` skill is a person's to run, so it is not refused here); `user-invocable: false` is
+ * refused before anything is fetched, as a local one is; an id no server of this world lists is named as not offered.
+ */
+export async function personServerSkill(turn: Pick<TurnContext, 'serverSkills' | 'settings' | 'progress'>, id: string): Promise<PersonServerSkill> {
+  const listed = turn.serverSkills?.listed.find((skill) => skill.id === id);
+  if (turn.serverSkills === undefined || listed === undefined || !worldAllowsSkill(turn.settings, id)) {
+    return { ok: false, status: 'not_found', code: 'server_skill_not_offered', why: `The skill "${id}" is not offered here: no MCP server this chat may use lists it.` };
+  }
+  const notInvocable = { ok: false, status: 'refused', code: 'not_user_invocable', why: `The skill "${id}" is not run by people (user-invocable: false); only the model may load it when it fits.` } as const;
+  if (listed.entry.frontmatter['user-invocable'] === false) return notInvocable;
+  turn.progress(`Fetching ${id}…`);
+  const loaded = await turn.serverSkills.skill(id);
+  if (loaded === undefined) return { ok: false, status: 'not_found', code: 'server_skill_not_offered', why: `The skill "${id}" is not offered here.` };
+  if (!loaded.ok) return { ok: false, status: 'refused', code: 'server_skill_refused', why: `${loaded.why.charAt(0).toUpperCase()}${loaded.why.slice(1)}.` };
+  return loaded.skill.userInvocable ? { ok: true, skill: loaded.skill } : notInvocable;
+}

@@ -48,6 +48,11 @@ export interface CoreSkills {
   closest(id: string, n: number): string[];
   /** Whether any world could name it (`user-invocable` and known). */
   invocable(id: string): boolean;
+  /**
+   * Whether it names a skill of a configured MCP server (`<server>:<path>`): the turn checks it, since only it lists
+   * what that server serves this person here (and names the id when the skill is not offered).
+   */
+  served(id: string): boolean;
 }
 
 /** Answering questions: presenters show them, clicks answer them. */
@@ -149,6 +154,7 @@ export function createCore(parts: CoreParts): Core {
       forWorld: (worldId) => engine.invocableSkills(worldId),
       closest: (id, n) => registry.current().closest(id, n),
       invocable: (id) => registry.current().get(id)?.userInvocable === true,
+      served: (id) => config.mcp.servers.some((server) => id.startsWith(`${server.name}:`) && id.length > server.name.length + 1),
     },
     approvals: {
       addPresenter: (platform, presenter) => approvals.addPresenter(platform, presenter),
