@@ -12,9 +12,15 @@ import { elicitCustomId, formSteps, FIELDS_PER_MODAL, outcomeText, parseElicitId
 import { channelOfChat } from './places.ts';
 
 export class DiscordQuestionPresenter implements QuestionPresenter {
+  /** Questions a turn of this process waits on (a task's have no turn), shown here and not yet resolved, by id. */
+  readonly #open = new Map<string, McpQuestion>();
+  /** Card edits under way: stopping waits for them, so no card is left half-told. */
+  readonly #editing = new Set<Promise<void>>();
+
   constructor(
     private readonly api: DiscordApi,
     private readonly activity: ChatActivity,
+    private readonly questions?: Pick<NonNullable<Core['mcp']>['questions'], 'opening'>,
   ) {}
 
   /** The card in the thread, a URL question's too: Discord shows a message to one person only in answer to their click. */
@@ -22,14 +28,42 @@ export class DiscordQuestionPresenter implements QuestionPresenter {
     const channelId = channelOfChat(question.chatId);
     const messageId = await this.api.post(channelId, questionCard(question));
     this.activity.posted(question.chatId);
-    return `${channelId}:${messageId}`;
+    const platformRef = `${channelId}:${messageId}`;
+    if (question.turnId !== undefined) this.#open.set(question.id, { ...question, platformRef });
+    return platformRef;
   }
 
   /** The card's buttons go and the outcome shows. */
   async resolved(question: McpQuestion): Promise<void> {
+    this.#open.delete(question.id);
     const [channelId, messageId] = (question.platformRef ?? '').split(':');
     if (!channelId || !messageId) return;
-    await this.api.edit(channelId, messageId, resolvedCard(question));
+    const edit = this.api.edit(channelId, messageId, resolvedCard(question));
+    this.#editing.add(edit);
+    try {
+      await edit;
+    } finally {
+      this.#editing.delete(edit);
+    }
+  }
+
+  /**
+   * The bot is stopping. A question its turn waits on is cancelled with that turn (the core's `system:stopped`) and
+   * never resumed: a re-run of the turn, here after a restart or on another instance, asks anew. So a card of one
+   * still pending says so now and loses its buttons, while REST still works. A task's question is left live: it is
+   * kept in the store, and whichever instance polls the task next reads the answer.
+   */
+  async lapseOpen(): Promise<void> {
+    await Promise.allSettled([...this.#editing]);
+    const open = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.allSettled(
+      open.map(async (question) => {
+        const now = await this.questions?.opening(question.id, question.requesterId);
+        if (now !== undefined && now.kind !== 'open') return;
+        await this.api.edit(...(question.platformRef!.split(':') as [string, string]), resolvedCard({ ...question, status: 'answered', action: 'cancel', decidedBy: 'system:stopped' }));
+      }),
+    );
   }
 }
 

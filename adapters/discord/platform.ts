@@ -135,7 +135,8 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
   // REST works before the gateway: adding the presenter updates questions a previous process left open.
   client.rest.setToken(token);
   const removePresenter = core.approvals.addPresenter('discord', presenter);
-  const removeQuestions = core.mcp?.questions.addPresenter('discord', new DiscordQuestionPresenter(api, activity)) ?? (() => {});
+  const questionPresenter = new DiscordQuestionPresenter(api, activity, core.mcp?.questions);
+  const removeQuestions = core.mcp?.questions.addPresenter('discord', questionPresenter) ?? (() => {});
   let removePort = () => {};
   let commandsRegistered = false;
   try {
@@ -175,6 +176,8 @@ export async function startDiscord(core: Core, options: DiscordOptions = {}): Pr
       // Alone, the app is about to expire the open questions, when REST is gone: say so in them now. On a shared
       // store they stay open for the instance that re-runs their turns and resumes them.
       if (!core.sharedStore) await presenter.lapseOpen();
+      // A turn's MCP questions end with it on either store (never resumed); a task's stay live.
+      await questionPresenter.lapseOpen();
       removePresenter();
       removeQuestions();
       await client.destroy();

@@ -2,15 +2,16 @@
 // @modelcontextprotocol/server 2.4 (stdio in the sandbox) asks mid-call. The card names the server, the requester and
 // the message; the requester's Answer opens a modal (callback type 9) and their submission (INTERACTION_CREATE type
 // 5) answers; a wrong value is said ephemerally with a button to reopen; a seven-field form is asked in two modals;
-// decline and cancel; another person's click refused ephemerally; a URL question whose link only the requester sees.
+// decline and cancel; another person's click refused ephemerally; a URL question whose link only the requester sees;
+// a card still open when the bot stops says its question ended and loses its buttons (its turn's question is never resumed).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, lastToolResult, textReply, toolUseReply } from '../fakes/anthropic.ts';
-import type { FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser } from '../fakes/discord.ts';
+import { type FakeChannel, type FakeDiscord, type FakeInteraction, type FakeMessage, type FakeUser, startFakeDiscord } from '../fakes/discord.ts';
 import { SERVER_SDK } from '../mcp/fixtures/serverSdk.ts';
 import { makeSkillsDir } from '../platforms/skills.ts';
-import { botMessages, buttonIds, type DiscordBot, threadOn, useDiscordBot } from './harness.ts';
+import { botMessages, buttonIds, type DiscordBot, startDiscordBot, threadOn, useDiscordBot } from './harness.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'mcp', 'fixtures', 'elicitServer.mjs');
 const setup = await makeSkillsDir([]);
@@ -151,5 +152,23 @@ describe('MCP questions in Discord', () => {
     expect((await replyIn(thread)).content).toContain('{"action":"accept"}');
     const publicTexts = discord.world.messages.filter((message) => !message.ephemeral).flatMap((message) => [...message.history, JSON.stringify(message.components)]);
     expect(publicTexts.some((text) => text.includes('billing.example.com'))).toBe(false);
+  }, 60_000);
+
+  it('on stop, a card its turn still waits on says the question ended and loses its buttons', async () => {
+    const fake = await startFakeDiscord();
+    const carol = fake.addUser('carol');
+    const own = await startDiscordBot({ discord: fake, anthropic, skillsRoot: setup.skillsRoot, env: { SKILLBOT_CONFIG: configFile } });
+    try {
+      callThen('deploy');
+      const mention = fake.say(carol, fake.general, `<@${fake.bot.id}> deploy it`);
+      const thread = await fake.waitFor(() => threadOn(fake, mention.id), 'the thread');
+      const card = await fake.waitFor(() => botMessages(fake, thread.id).find((message) => buttonIds(message).some((id) => id.startsWith('elicit:'))), 'the question card', 30_000);
+      await own.stop();
+      expect(card.components).toEqual([]);
+      expect(card.content).toBe(`❓ **deployer** asks <@${carol.id}>: Deploy to production?\n**deployer**'s question: Cancelled (the turn ended).`);
+    } finally {
+      await own.stop();
+      await fake.close();
+    }
   }, 60_000);
 });
