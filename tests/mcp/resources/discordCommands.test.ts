@@ -1,6 +1,6 @@
 // `@skillbot /mcp attach` and `@skillbot /mcp prompt` in Discord, through the fake Discord: the resource posted in
-// the thread as a file, the prompt run as the thread's turn and answered there. Our own server on the current SDK,
-// in the sandbox.
+// the thread as a file, the prompt run as the thread's turn and answered there; `/skill <server>:<path>` reaches the
+// turn, which names an id the server does not offer. Our own server on the current SDK, in the sandbox.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,5 +49,13 @@ describe('/mcp in Discord', () => {
     // The whole answer (an edited message may hold part of it a while first).
     const expected = "heard: (the prompt standup of the MCP server notes)\n\nSummarise yesterday's work of the web team in three bullet points.";
     await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes(expected)), 'the answer', 30_000);
+  }, 60_000);
+
+  it('/skill with a server skill id reaches the turn, which says the server does not offer it, naming the id', async () => {
+    anthropic.setBrain(() => textReply('That skill could not be run.'));
+    const interaction = discord.slash(alice, discord.general, 'skill', { id: 'notes:handbook' });
+    const thread = await discord.waitFor(() => interaction.originalMessageId !== undefined && threadOn(discord, interaction.originalMessageId), 'the thread on the command');
+    const answer = await discord.waitFor(() => botMessages(discord, thread.id).find((message) => message.content.includes('not offered here')), 'the answer', 30_000);
+    expect(answer.content).toContain('The skill "notes:handbook" is not offered here: no MCP server this chat may use lists it.');
   }, 60_000);
 });
