@@ -52,13 +52,9 @@ describe('an MCP task asking for input midway, in a Discord thread', () => {
     const card = await discord.waitFor(() => botMessages(discord, thread.id).find((message) => buttonIds(message).some((id) => /^elicit:[\w-]{16}:open$/.test(id))), 'the question card', 30_000);
     expect(card.content).toBe(`❓ **releases** asks <@${alice.id}>: Release build 42 to production?`);
     const id = buttonIds(card)[0]!.slice('elicit:'.length, -':open'.length);
+    const [task] = await bot.app.mcp!.tasks.book.list();
     // The card may show a moment before the poller's record says what it waits for.
-    let task = (await bot.app.mcp!.tasks.book.list())[0];
-    for (let tries = 0; task?.status !== 'input_required' && tries < 50; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      task = (await bot.app.mcp!.tasks.book.list())[0];
-    }
-    expect(task).toMatchObject({ status: 'input_required', inputs: { 'approve-1': id } });
+    await expect.poll(() => bot.app.mcp!.tasks.book.get(task!.id), { timeout: 5_000 }).toMatchObject({ status: 'input_required', inputs: { 'approve-1': id } });
 
     expect((await answerTo(discord.click(bob, card, `elicit:${id}:open`), "Bob's refusal")).content).toBe(`Only <@${alice.id}> can answer this.`);
     const first = await openModal(alice, card, id);

@@ -42,7 +42,8 @@ describe('an MCP task asking for input midway', () => {
     expect(JSON.stringify(card.blocks)).toContain('Release build 42 to production?');
     const id = (card.blocks as Blocks).flatMap((block) => block.elements ?? []).find((element) => element.action_id === 'mcp_elicit_open')?.value ?? '';
     const [task] = await bot.app.mcp!.tasks.book.list();
-    expect(task).toMatchObject({ status: 'input_required', inputs: { 'approve-1': id } });
+    // The card may show a moment before the poller's record says what it waits for.
+    await expect.poll(() => bot.app.mcp!.tasks.book.get(task!.id), { timeout: 5_000 }).toMatchObject({ status: 'input_required', inputs: { 'approve-1': id } });
 
     // Someone else cannot open it; Alice can, and a value outside the schema is turned back on its field.
     await bot.sender.click({ user: BOB, channel: DM, messageTs: card.ts, threadTs: ts, actionId: 'mcp_elicit_open', value: id });
