@@ -3,20 +3,11 @@ import type { Store } from '../store/types.ts';
 /** Kept a day: long past any re-run of the same message. */
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
-/**
- * How long a claim marked `posting` by an instance that looks gone is still left alone. A post is one platform call
- * (seconds with its retries): an instance past this was not merely starved of CPU mid-post; it died, perhaps before
- * its post landed, and the message is answered again rather than never.
- */
-const POSTING_GRACE_MS = 60_000;
-
 export interface ReplyClaimDeps {
   store: Store;
   instanceId: string;
   /** Whether an instance still runs (its liveness record is fresh). */
   isAlive(instanceId: string): Promise<boolean>;
-  /** Default POSTING_GRACE_MS (tests shorten it). */
-  postingGraceMs?: number;
 }
 
 interface ClaimRecord {
@@ -25,8 +16,6 @@ interface ClaimRecord {
    * `replied` once it was, or `released` when it was handed over unanswered.
    */
   status: string;
-  /** When `posting` began, on the poster's clock. */
-  at?: number;
 }
 
 const RELEASED = 'released';
@@ -52,8 +41,10 @@ export type ReplyClaim =
  * the chat over at shutdown) takes the claim over; one that finds `replied`, or its own instance, stays silent.
  * The answer itself is posted only after `replying:<instance>` became `posting:<instance>` by compare-and-set: a
  * run that outlived its lease (its instance starved, taken for dead, its message re-run elsewhere) finds its claim
- * gone there and posts nothing. A `posting` claim of an instance that looks gone is taken over only after
- * `postingGraceMs`: it may have died before its post landed (answered again: at least once), or be stalled mid-post.
+ * gone there and posts nothing. A `posting` claim of an instance that looks gone is taken over like a `replying`
+ * one: that instance may have died before its post landed, and a message answered again (on Slack, written over the
+ * same message) is better than one never answered. Waiting longer would hold every chat of a killed instance
+ * (failover must answer within seconds) only to guard against a stall in the one platform call of the post.
  */
 export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<ReplyClaim> {
   const key = `replied:${itemId}`;
@@ -62,7 +53,7 @@ export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<
   const taken = (): ReplyClaim => ({
     kind: 'mine',
     holds: async () => (await deps.store.get<ClaimRecord>('dedupe', key))?.status === replying,
-    post: () => deps.store.compareAndSet<ClaimRecord>('dedupe', key, replying, { status: posting, at: Date.now() }, KEEP_MS),
+    post: () => deps.store.compareAndSet<ClaimRecord>('dedupe', key, replying, { status: posting }, KEEP_MS),
     done: async () => {
       // Still `replying` when the store did not answer `post` and the answer went out all the same.
       if (!(await deps.store.compareAndSet('dedupe', key, posting, { status: 'replied' }, KEEP_MS))) {
@@ -83,11 +74,9 @@ export async function claimReply(deps: ReplyClaimDeps, itemId: string): Promise<
   }
 }
 
-/** Another instance's claim: taken over when it was released, or its instance is gone (and, posting, for long). */
+/** Another instance's claim: taken over when it was released, or its instance is gone. */
 async function mayTakeOver(deps: ReplyClaimDeps, held: ClaimRecord): Promise<boolean> {
   if (held.status === RELEASED) return true;
-  const posting = held.status.startsWith(POSTING);
-  const owner = held.status.slice((posting ? POSTING : REPLYING).length);
-  if (await deps.isAlive(owner)) return false;
-  return !posting || Date.now() - (held.at ?? 0) >= (deps.postingGraceMs ?? POSTING_GRACE_MS);
+  const owner = held.status.slice((held.status.startsWith(POSTING) ? POSTING : REPLYING).length);
+  return !(await deps.isAlive(owner));
 }
