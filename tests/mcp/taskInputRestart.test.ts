@@ -9,17 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAuditLog } from '../../src/approvals/index.ts';
 import { McpQuestions } from '../../src/mcp/questions/questions.ts';
 import type { McpQuestion } from '../../src/mcp/questions/questionTypes.ts';
-import { TaskBook } from '../../src/mcp/taskBook.ts';
-import { TaskPoller } from '../../src/mcp/taskPoller.ts';
 import { taskHandleOf } from '../../src/mcp/taskWire.ts';
 import { silentLogger } from '../../src/ops/log.ts';
-import { createStore } from '../../src/store/createStore.ts';
-import type { Store } from '../../src/store/types.ts';
+import { usePollerInstances } from './fixtures/pollerInstances.ts';
 
 const QUESTION = { method: 'elicitation/create', params: { mode: 'form', message: 'How many replicas?', requestedSchema: { type: 'object', properties: { replicas: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['replicas'] } } };
 
@@ -60,40 +57,24 @@ function releaseServer() {
   return { connect, jobs };
 }
 
-const stores: Store[] = [];
-const pollers: TaskPoller[] = [];
-afterEach(async () => {
-  for (const poller of pollers.splice(0)) poller.stop();
-  for (const store of stores.splice(0)) await store.close();
-});
-
 const STATE_KEY = randomBytes(32);
+const startInstance = usePollerInstances();
 
 async function instance(file: string, name: string, client: Client) {
-  const store = await createStore(`sqlite://${file}`);
-  stores.push(store);
-  const book = new TaskBook(store);
-  const questions = new McpQuestions({ store, audit: createAuditLog(store), logger: silentLogger(), stateKey: STATE_KEY });
   const shown: McpQuestion[] = [];
-  questions.addPresenter('terminal', { present: async (question) => void shown.push(question), resolved: async () => {} });
-  const poller = new TaskPoller({
-    store,
-    book,
-    instanceId: name,
-    connect: async () => client,
-    end: async (record, text) => void (await store.accept([`mcp-task-end:${record.id}`], 86_400_000, { chatId: record.chatId, item: { id: `${Date.now()}-${name}`, at: Date.now(), value: { text, by: name } } })),
-    logger: silentLogger(),
-    timeoutMs: 5_000,
-    leaseMs: 2_000,
-    scanMs: 500,
-    firstPollMs: 200,
-    maxPollMs: 1_000,
-    inputs: {
-      ask: async (record, params) => (await questions.post(record.server, params, { worldId: record.worldId, chatId: record.chatId, requesterId: record.requesterId, timeoutMs: 60_000 }))?.id,
-      answer: (id) => questions.outcome(id),
-    },
+  let made: McpQuestions | undefined;
+  const { store, book, poller } = await startInstance(file, name, client, (store) => {
+    const questions = new McpQuestions({ store, audit: createAuditLog(store), logger: silentLogger(), stateKey: STATE_KEY });
+    questions.addPresenter('terminal', { present: async (question) => void shown.push(question), resolved: async () => {} });
+    made = questions;
+    return {
+      inputs: {
+        ask: async (record, params) => (await questions.post(record.server, params, { worldId: record.worldId, chatId: record.chatId, requesterId: record.requesterId, timeoutMs: 60_000 }))?.id,
+        answer: (id) => questions.outcome(id),
+      },
+    };
   });
-  pollers.push(poller);
+  const questions = made!;
   return { store, book, poller, questions, shown };
 }
 

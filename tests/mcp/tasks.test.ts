@@ -6,14 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger } from '../../src/ops/log.ts';
-import { createStore } from '../../src/store/createStore.ts';
-import type { Store } from '../../src/store/types.ts';
-import { TaskBook, type TaskRecord } from '../../src/mcp/taskBook.ts';
-import { TaskPoller } from '../../src/mcp/taskPoller.ts';
+import type { TaskRecord } from '../../src/mcp/taskBook.ts';
 import { taskHandleOf } from '../../src/mcp/taskWire.ts';
+import { usePollerInstances } from './fixtures/pollerInstances.ts';
 
 /** A job server: each call becomes a task that completes `runMs` after it started (or is cancelled). */
 function jobServer(runMs: number) {
@@ -52,32 +49,10 @@ function jobServer(runMs: number) {
   return { connect, polls, jobs };
 }
 
-const stores: Store[] = [];
-const pollers: TaskPoller[] = [];
-afterEach(async () => {
-  for (const poller of pollers.splice(0)) poller.stop();
-  for (const store of stores.splice(0)) await store.close();
-});
+const startInstance = usePollerInstances();
 
 async function instance(file: string, name: string, client: Client, maxMs = 3_600_000) {
-  const store = await createStore(`sqlite://${file}`);
-  stores.push(store);
-  const book = new TaskBook(store);
-  const poller = new TaskPoller({
-    store,
-    book,
-    instanceId: name,
-    connect: async () => client,
-    // The chats' accept step: the ended task's turn, keyed by the task, so a second end is a duplicate.
-    end: async (record, text) => void (await store.accept([`mcp-task-end:${record.id}`], 86_400_000, { chatId: record.chatId, item: { id: `${Date.now()}-${name}`, at: Date.now(), value: { text, by: name } } })),
-    logger: silentLogger(),
-    timeoutMs: 5_000,
-    leaseMs: 2_000,
-    scanMs: 500,
-    firstPollMs: 200,
-    maxPollMs: 1_000,
-  });
-  pollers.push(poller);
+  const { store, book, poller } = await startInstance(file, name, client);
   const startCall = async (): Promise<TaskRecord> => {
     const handle = taskHandleOf(await client.callTool({ name: 'build', arguments: {} }));
     if (handle === undefined) throw new Error('no task handle');
