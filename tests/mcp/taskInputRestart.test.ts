@@ -16,6 +16,7 @@ import { McpQuestions } from '../../src/mcp/questions/questions.ts';
 import type { McpQuestion } from '../../src/mcp/questions/questionTypes.ts';
 import { taskHandleOf } from '../../src/mcp/taskWire.ts';
 import { silentLogger } from '../../src/ops/log.ts';
+import { until } from '../until.ts';
 import { usePollerInstances } from './fixtures/pollerInstances.ts';
 
 const QUESTION = { method: 'elicitation/create', params: { mode: 'form', message: 'How many replicas?', requestedSchema: { type: 'object', properties: { replicas: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['replicas'] } } };
@@ -78,15 +79,6 @@ async function instance(file: string, name: string, client: Client) {
   return { store, book, poller, questions, shown };
 }
 
-const until = async (test: () => Promise<boolean> | boolean, ms: number) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await test()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-};
-
 describe("an input_required task's question across instances", () => {
   it('is asked once by the lease holder, answered after it died, and passed on by the instance that took over', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'task-input-')), 'shared.sqlite');
@@ -101,14 +93,14 @@ describe("an input_required task's question across instances", () => {
     await a.poller.adopt(record);
     a.poller.start();
     b.poller.start();
-    await until(() => a.shown.length === 1, 10_000);
+    await until(() => a.shown.length === 1 || undefined, 'the question shown by A', 10_000);
     expect(a.shown[0]).toMatchObject({ server: 'releases', message: 'How many replicas?', requesterId: 'U1', chatId: 'terminal:local/t1' });
     a.poller.stop(); // A dies with the question open: its lease lapses, B takes the task over.
 
     // The person answers on B (any instance takes an answer); B reads it from the store and sends it.
     const answered = await b.questions.answer({ questionId: a.shown[0]!.id, userId: 'U1', action: 'accept', typed: { replicas: '4' } });
     expect(answered.kind).toBe('answered');
-    await until(async () => (await b.store.inboxHead(record.chatId, 10)).length > 0, 20_000);
+    await until(async () => (await b.store.inboxHead(record.chatId, 10)).length > 0 || undefined, "the task's end in B's inbox", 20_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const inbox = await b.store.inboxHead<{ text: string; by: string }>(record.chatId, 10);
     expect(inbox).toHaveLength(1);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { TaskRecord } from '../../src/mcp/taskBook.ts';
 import { taskHandleOf } from '../../src/mcp/taskWire.ts';
+import { until } from '../until.ts';
 import { usePollerInstances } from './fixtures/pollerInstances.ts';
 
 /** A job server: each call becomes a task that completes `runMs` after it started (or is cancelled). */
@@ -65,15 +66,6 @@ async function instance(file: string, name: string, client: Client, maxMs = 3_60
   return { store, book, poller, startCall };
 }
 
-const until = async (test: () => Promise<boolean> | boolean, ms: number) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await test()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('timed out waiting');
-};
-
 describe('MCP tasks polled from the store', () => {
   it('a task whose polling instance dies is finished by the other, answered once', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tasks-')), 'shared.sqlite');
@@ -83,10 +75,10 @@ describe('MCP tasks polled from the store', () => {
     const record = await a.startCall();
     a.poller.start();
     b.poller.start();
-    await until(() => jobs.polls.filter((who) => who === 'A').length >= 2, 5_000);
+    await until(() => jobs.polls.filter((who) => who === 'A').length >= 2 || undefined, "A's polls", 5_000);
     expect(jobs.polls).not.toContain('B');
     a.poller.stop(); // A dies: its lease lapses, B takes the task over.
-    await until(async () => (await b.store.inboxHead(record.chatId, 10)).length > 0, 60_000 + Number(process.env.TASK_TEST_RUN_MS ?? 8_000));
+    await until(async () => (await b.store.inboxHead(record.chatId, 10)).length > 0 || undefined, "the task's end in B's inbox", 60_000 + Number(process.env.TASK_TEST_RUN_MS ?? 8_000));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const inbox = await b.store.inboxHead<{ text: string; by: string }>(record.chatId, 10);
     expect(inbox).toHaveLength(1);
@@ -103,7 +95,7 @@ describe('MCP tasks polled from the store', () => {
     const a = await instance(file, 'A', await jobs.connect('A'), 1_500);
     const record = await a.startCall();
     a.poller.start();
-    await until(async () => (await a.store.inboxHead(record.chatId, 10)).length > 0, 10_000);
+    await until(async () => (await a.store.inboxHead(record.chatId, 10)).length > 0 || undefined, "the task's end in the inbox", 10_000);
     const inbox = await a.store.inboxHead<{ text: string }>(record.chatId, 10);
     expect(inbox[0]!.value.text).toMatch(/ran past .* \(MCP_TASK_MAX_MS\), so it was cancelled/);
     expect(jobs.jobs.get(record.taskId)?.cancelled).toBe(true);
