@@ -5,42 +5,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { TaskRecord } from '../../src/mcp/taskBook.ts';
 import { taskHandleOf } from '../../src/mcp/taskWire.ts';
 import { until } from '../until.ts';
 import { usePollerInstances } from './fixtures/pollerInstances.ts';
+import { type Jobs, jobsServer } from './fixtures/taskHttpServer.ts';
 
 /** A job server: each call becomes a task that completes `runMs` after it started (or is cancelled). */
 function jobServer(runMs: number) {
-  const jobs = new Map<string, { started: number; cancelled: boolean }>();
+  const jobs: Jobs = new Map();
   const polls: string[] = [];
   const connect = async (who: string): Promise<Client> => {
-    const server = new Server({ name: 'jobs', version: '1' }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'build', inputSchema: { type: 'object' } }] }));
-    server.setRequestHandler('tools/call', async () => {
-      const taskId = `job-${jobs.size + 1}`;
-      jobs.set(taskId, { started: Date.now(), cancelled: false });
-      const now = new Date().toISOString();
-      return { resultType: 'task', taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: 200 } as never;
-    });
-    const byId = { params: z.object({ taskId: z.string() }).passthrough() };
-    const handle = (method: string, answer: (taskId: string) => Record<string, unknown>) =>
-      (server as unknown as { setRequestHandler(m: string, s: unknown, h: (p: { taskId: string }) => unknown): void }).setRequestHandler(method, byId, async (params) => answer(params.taskId));
-    handle('tasks/get', (taskId) => {
-      polls.push(who);
-      const job = jobs.get(taskId)!;
-      const base = { taskId, createdAt: '', lastUpdatedAt: '', ttlMs: null, pollIntervalMs: 200 };
-      if (job.cancelled) return { ...base, status: 'cancelled' };
-      if (Date.now() - job.started < runMs) return { ...base, status: 'working', statusMessage: 'building' };
-      return { ...base, status: 'completed', result: { content: [{ type: 'text', text: 'build 42 passed' }] } };
-    });
-    handle('tasks/cancel', (taskId) => {
-      jobs.get(taskId)!.cancelled = true;
-      return {};
-    });
+    const server = jobsServer(jobs, runMs, () => polls.push(who));
     const [mine, theirs] = InMemoryTransport.createLinkedPair();
     await server.connect(theirs);
     const client = new Client({ name: 'skillbot', version: '1' }, { capabilities: {} });
